@@ -1,0 +1,86 @@
+// Operators: one kernel configuration of one provider. get_operators returns
+// those that support a problem; explain_operators also returns the rejected
+// ones with the reason each gave.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "epigemm/error.hpp"
+#include "epigemm/gemm.hpp"
+
+namespace epigemm {
+
+namespace detail {
+class OperatorImpl;  // provider side (src/api/operator_impl.hpp)
+}
+
+struct TileShape {
+  int m = 0, n = 0, k = 0;
+};
+struct ClusterShape {
+  int m = 1, n = 1;
+};
+
+/// Describes an operator so users can filter and pin one.
+struct OperatorMetadata {
+  std::string name;      ///< unique, e.g. "sm90_wgmma_128x256x64_c2x1"
+  std::string provider;  ///< "cpu_reference", "simt", "sm90", ...
+  int min_sm = 0;        ///< 0 for host providers; else the lowest SM it runs on
+  TileShape tile;
+  ClusterShape cluster;
+  int stages = 0;
+  std::map<std::string, std::string> extra;  ///< provider-specific facts
+};
+
+/// Which operators to consider.
+struct OperatorQuery {
+  /// The GPU architecture to build for (90 for sm_90a, 80, ...). 0: the
+  /// current CUDA device's, or none when there is no device.
+  int target_sm = 0;
+  /// Keep only operators for which this returns true (null keeps all).
+  std::function<bool(const OperatorMetadata&)> metadata_filter;
+  /// Keep only these providers (empty keeps all).
+  std::vector<std::string> providers;
+};
+
+class Operator {
+ public:
+  explicit Operator(std::shared_ptr<detail::OperatorImpl> impl);
+
+  const OperatorMetadata& metadata() const noexcept;
+  const std::string& name() const noexcept { return metadata().name; }
+
+  /// Validates the arguments (throws Error if malformed) and says whether
+  /// this operator can run them, and if not why.
+  Status supports(const GemmArguments& args) const;
+  /// Prepares (e.g. JIT-compiles) the kernel for these arguments' class of
+  /// problem. Throws Error if unsupported or if compilation fails.
+  void compile(const GemmArguments& args);
+  /// Runs on `stream` (a CUstream/cudaStream_t; ignored by host providers).
+  /// Compiles on first use. Throws Error if unsupported.
+  void run(const GemmArguments& args, void* stream = nullptr);
+
+  const std::shared_ptr<detail::OperatorImpl>& impl() const noexcept { return impl_; }
+
+ private:
+  std::shared_ptr<detail::OperatorImpl> impl_;
+};
+
+/// Operators that support `args`, best first.
+std::vector<Operator> get_operators(const GemmArguments& args, const OperatorQuery& query = {});
+
+/// Every operator the query admits, with whether it supports `args` and why not.
+struct OperatorCandidate {
+  Operator op;
+  Status status;
+};
+std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, const OperatorQuery& query = {});
+
+/// The SM version of the current CUDA device (e.g. 90), or 0 without one.
+int device_target_sm();
+
+}  // namespace epigemm

@@ -1,0 +1,55 @@
+// The provider side of an operator, and the registry providers join. The API
+// layer knows providers only through this interface.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "api/problem.hpp"
+#include "epigemm/operator.hpp"
+
+namespace epigemm::detail {
+
+class OperatorImpl {
+ public:
+  explicit OperatorImpl(OperatorMetadata metadata) : metadata_(std::move(metadata)) {}
+  virtual ~OperatorImpl() = default;
+
+  const OperatorMetadata& metadata() const noexcept { return metadata_; }
+
+  /// Whether this operator can run the (already validated) problem.
+  virtual Status supports(const Problem& problem) const = 0;
+  /// Builds whatever the problem's class needs (a JIT kernel, ...).
+  virtual void compile(const Problem& problem) { (void)problem; }
+  /// Runs; called only when supports() said ok.
+  virtual void run(const Problem& problem, void* stream) = 0;
+  /// Higher runs first among operators that support the problem.
+  virtual int preference(const Problem& problem) const {
+    (void)problem;
+    return 0;
+  }
+
+ private:
+  OperatorMetadata metadata_;
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+  virtual std::string_view name() const = 0;
+  /// The operators for `target_sm` (0: host only). Returns the same objects
+  /// on every call, so compiled kernels stay with them.
+  virtual std::vector<std::shared_ptr<OperatorImpl>> operators(int target_sm) const = 0;
+};
+
+/// Process-wide list of providers.
+class ProviderRegistry {
+ public:
+  static ProviderRegistry& instance();
+  /// Adds a provider; a second one with the same name replaces the first.
+  void add(std::shared_ptr<Provider> provider);
+  std::vector<std::shared_ptr<Provider>> providers() const;
+};
+
+}  // namespace epigemm::detail
