@@ -4,7 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "ir/dag.hpp"
 #include "passes/passes.hpp"
@@ -17,6 +21,15 @@ struct EpilogueProgram {
   passes::ProblemExtents extents;  ///< from D's shape
   std::string canonical;           ///< the printed DAG: equal text, equal kernel
   std::uint64_t hash = 0;          ///< hash of `canonical`
+
+  /// The DAG typed for another (accumulator, compute) pair than f32/f32,
+  /// built once per pair from `raw` and kept. Thread-safe.
+  const ir::Dag& dag_for(DType accumulator, DType compute,
+                         const std::map<std::string, Binding>& bindings) const;
+
+ private:
+  mutable std::mutex retyped_mutex_;
+  mutable std::map<std::pair<DType, DType>, std::unique_ptr<const ir::Dag>> retyped_;
 };
 
 }  // namespace epigemm::detail

@@ -50,6 +50,11 @@ class ProviderRegistry {
   /// Adds a provider; a second one with the same name replaces the first.
   void add(std::shared_ptr<Provider> provider);
   std::vector<std::shared_ptr<Provider>> providers() const;
+
+  /// How device_target_sm() asks the current device's SM version (set by
+  /// whoever links a GPU runtime; without one the answer is 0).
+  void set_device_target_sm_query(int (*query)());
+  int device_target_sm() const;
 };
 
 }  // namespace epigemm::detail

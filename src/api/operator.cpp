@@ -1,0 +1,102 @@
+// Operator (the fixed public methods around a provider's OperatorImpl),
+// get_operators and explain_operators.
+#include "epigemm/operator.hpp"
+
+#include <algorithm>
+
+#include "api/operator_impl.hpp"
+#include "api/problem.hpp"
+
+namespace epigemm {
+namespace {
+
+// Reused by run() so a warm call does not allocate for the problem's lists.
+detail::Problem& scratch_problem() {
+  thread_local detail::Problem problem;
+  return problem;
+}
+
+void check_known_providers(const OperatorQuery& query) {
+  const auto providers = detail::ProviderRegistry::instance().providers();
+  for (const auto& wanted : query.providers) {
+    auto has = [&](const auto& p) { return p->name() == wanted; };
+    if (std::none_of(providers.begin(), providers.end(), has)) {
+      std::string known;
+      for (const auto& p : providers) known += (known.empty() ? "" : ", ") + std::string(p->name());
+      throw Error(ErrorKind::Value, "Unknown provider '" + wanted + "'; known providers: " + known);
+    }
+  }
+}
+
+}  // namespace
+
+Operator::Operator(std::shared_ptr<detail::OperatorImpl> impl) : impl_(std::move(impl)) {
+  if (!impl_) throw Error(ErrorKind::Internal, "Operator made from a null implementation");
+}
+
+const OperatorMetadata& Operator::metadata() const noexcept { return impl_->metadata(); }
+
+Status Operator::supports(const GemmArguments& args) const {
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  return impl_->supports(problem);
+}
+
+void Operator::compile(const GemmArguments& args) {
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  const Status status = impl_->supports(problem);
+  if (!status) throw Error(ErrorKind::Unsupported, name() + " does not support this problem: " + status.reason());
+  impl_->compile(problem);
+}
+
+void Operator::run(const GemmArguments& args, void* stream) {
+  detail::Problem& problem = scratch_problem();
+  detail::analyze(args, problem);
+  const Status status = impl_->supports(problem);
+  if (!status) throw Error(ErrorKind::Unsupported, name() + " does not support this problem: " + status.reason());
+  impl_->run(problem, stream);
+}
+
+std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, const OperatorQuery& query) {
+  check_known_providers(query);
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  const int target_sm = query.target_sm ? query.target_sm : device_target_sm();
+  std::vector<OperatorCandidate> candidates;
+  for (const auto& provider : detail::ProviderRegistry::instance().providers()) {
+    if (!query.providers.empty() &&
+        std::find(query.providers.begin(), query.providers.end(), provider->name()) == query.providers.end()) {
+      continue;
+    }
+    for (auto& impl : provider->operators(target_sm)) {
+      if (query.metadata_filter && !query.metadata_filter(impl->metadata())) continue;
+      Status status = impl->supports(problem);
+      candidates.push_back({Operator(impl), std::move(status)});
+    }
+  }
+  // Supported first, then by each operator's preference for this problem.
+  std::vector<int> preference;
+  for (const auto& c : candidates) preference.push_back(c.status ? c.op.impl()->preference(problem) : 0);
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (candidates[a].status.is_ok() != candidates[b].status.is_ok()) return candidates[a].status.is_ok();
+    return preference[a] > preference[b];
+  });
+  std::vector<OperatorCandidate> sorted;
+  for (std::size_t i : order) sorted.push_back(candidates[i]);
+  return sorted;
+}
+
+std::vector<Operator> get_operators(const GemmArguments& args, const OperatorQuery& query) {
+  std::vector<Operator> ops;
+  for (auto& c : explain_operators(args, query)) {
+    if (c.status) ops.push_back(c.op);
+  }
+  return ops;
+}
+
+int device_target_sm() { return detail::ProviderRegistry::instance().device_target_sm(); }
+
+}  // namespace epigemm
