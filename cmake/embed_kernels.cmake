@@ -8,4 +8,5 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -DOUT=${EPIGEMM_EMBEDDED_KERNELS_CPP} "-DFILES=${EPIGEMM_KERNEL_FILES}"
           -P ${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake
   DEPENDS ${EPIGEMM_KERNEL_FILES} ${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake
-  COMMENT "Embedding kernels/*.cuh")
+  COMMENT "Embedding kernels/*.cuh"
+  VERBATIM)
