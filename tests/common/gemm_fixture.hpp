@@ -42,7 +42,7 @@ struct HostGemm {
     for (std::int64_t l = 0; l < L; ++l) {
       for (std::int64_t m = 0; m < M; ++m) {
         for (std::int64_t n = 0; n < N; ++n) {
-          const double want = ir::round_to(out.dtype(), expected(l, m, n));
+          const double want = ir::round_to(out.dtype, expected(l, m, n));
           const double got = out.get({l, m, n});
           if (!(std::abs(got - want) <= tolerance) && failures++ < 5) {
             ADD_FAILURE() << "at (" << l << ", " << m << ", " << n << "): got " << got << ", want " << want;
