@@ -2,6 +2,7 @@
 // that lists them; the API layer knows providers only through the registry.
 #include "api/operator_impl.hpp"
 #include "providers/cpu_reference/cpu_reference_provider.hpp"
+#include "providers/simt/simt_provider.hpp"
 
 namespace epigemm::detail {
 namespace {
@@ -10,6 +11,8 @@ struct RegisterBuiltinProviders {
   RegisterBuiltinProviders() {
     auto& registry = ProviderRegistry::instance();
     registry.add(make_cpu_reference_provider());
+    registry.add(make_simt_provider());
+    registry.set_device_target_sm_query(&current_device_target_sm);
   }
 };
 const RegisterBuiltinProviders kRegisterBuiltinProviders;

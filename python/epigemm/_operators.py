@@ -1,0 +1,132 @@
+"""Operators and the queries that find them: get_operators returns those
+that support the arguments, explain_operators also those that do not, with
+the reason each gave."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Union
+
+from . import _epigemm as _ext
+from ._arguments import GemmArguments
+from ._tensors import resolve_stream
+
+Status = _ext.Status
+OperatorMetadata = _ext.OperatorMetadata
+
+
+def _cpp_args(args: GemmArguments) -> Any:
+    if not isinstance(args, GemmArguments):
+        raise TypeError(f"args must be GemmArguments, not {type(args).__name__}")
+    return args._cpp
+
+
+class Operator:
+    """One kernel configuration of one provider."""
+
+    __slots__ = ("_op",)
+
+    def __init__(self, op: Any) -> None:
+        self._op = op
+
+    @property
+    def name(self) -> str:
+        """Unique name, e.g. 'cpu_reference' or 'sm90_wgmma_128x256x64_c2x1'."""
+        return self._op.name
+
+    @property
+    def metadata(self) -> OperatorMetadata:
+        """Provider, tile, cluster, stages and provider facts (attributes, or
+        keys as in a dict)."""
+        return self._op.metadata
+
+    def supports(self, args: GemmArguments) -> Status:
+        """Whether this operator can run `args`; a falsy Status says why not."""
+        return self._op.supports(_cpp_args(args))
+
+    def compile(self, args: GemmArguments) -> None:
+        """Builds the kernel for `args`' class of problem ahead of the first run."""
+        self._op.compile(_cpp_args(args))
+
+    def run(self, args: GemmArguments, stream: Any = None) -> None:
+        """Runs on `stream`: an integer CUstream, an object with .cuda_stream
+        (torch) or .ptr (CuPy), or None for the current torch/CuPy stream of
+        the arguments' CUDA tensors (the default stream otherwise)."""
+        cpp = _cpp_args(args)
+        self._op.run(cpp, resolve_stream(stream, args._stream_source))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Operator) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __repr__(self) -> str:
+        return f"Operator({self.name!r})"
+
+
+class Candidate(NamedTuple):
+    """An operator the query admitted, and whether it supports the arguments."""
+
+    operator: Operator
+    status: Status
+
+
+def _target_sm(target_sm: Union[None, int, str]) -> int:
+    if target_sm is None:
+        return 0
+    if isinstance(target_sm, bool):
+        raise TypeError("target_sm must be an integer such as 90, or a string such as '90a'")
+    if isinstance(target_sm, int):
+        value = target_sm
+    else:
+        match = re.fullmatch(r"(?:sm_?)?(\d+)[a-z]?", str(target_sm).strip().lower())
+        if match is None:
+            raise ValueError(f"target_sm {target_sm!r} is not an SM version such as 90, '90a' or 'sm_80'")
+        value = int(match.group(1))
+    if value < 0:
+        raise ValueError(f"target_sm {target_sm!r} is negative")
+    return value
+
+
+def _providers(providers: Union[None, str, Iterable[str]]) -> List[str]:
+    if providers is None:
+        return []
+    if isinstance(providers, str):
+        return [providers]
+    return [str(p) for p in providers]
+
+
+def explain_operators(
+    args: GemmArguments,
+    target_sm: Union[None, int, str] = None,
+    metadata_filter: Optional[Callable[[OperatorMetadata], bool]] = None,
+    providers: Union[None, str, Iterable[str]] = None,
+) -> List[Candidate]:
+    """Every operator the query admits, supported ones first, each with its
+    Status. Arguments as for get_operators."""
+    pairs = _ext.explain_operators(_cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers))
+    return [Candidate(Operator(op), status) for op, status in pairs]
+
+
+def get_operators(
+    args: GemmArguments,
+    target_sm: Union[None, int, str] = None,
+    metadata_filter: Optional[Callable[[OperatorMetadata], bool]] = None,
+    providers: Union[None, str, Iterable[str]] = None,
+) -> List[Operator]:
+    """Operators that support `args`, best first.
+
+    target_sm: the GPU architecture (90, '90a', 80, ...); None: the current
+    CUDA device's, or host operators only without one.
+    metadata_filter: keeps the operators for which it returns true; it gets
+    an OperatorMetadata (attributes, or keys as in a dict).
+    providers: a name or names ('cpu_reference', 'simt', 'sm90', ...).
+    """
+    ops = _ext.get_operators(_cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers))
+    return [Operator(op) for op in ops]
+
+
+def device_target_sm() -> int:
+    """The SM version of the current CUDA device (e.g. 90), or 0 without one."""
+    return _ext.device_target_sm()

@@ -1,0 +1,5 @@
+"""Small conveniences around the API (device queries)."""
+
+from . import device
+
+__all__ = ["device"]

@@ -1,0 +1,109 @@
+"""Operators from Python: queries with target_sm, metadata filters (as an
+object or a dict) and providers; explain_operators; supports/compile/run;
+Status; the device helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import epigemm as eg
+from helpers import assert_stored, gemm64, randn
+
+
+@pytest.fixture
+def args(rng):
+    A, B = randn(rng, (2, 16, 8)), randn(rng, (2, 8, 12))
+    D = np.empty((2, 16, 12), np.float32)
+    epi = eg.EpilogueArguments("def epi(accum, s): D = accum * s; return D", s=-1.5, D=D)
+    args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type="float32", epilogue=epi)
+    args.expected = gemm64(A, B) * -1.5
+    return args
+
+
+def test_metadata_as_attributes_and_as_a_dict(args):
+    op = eg.get_operators(args, providers="cpu_reference")[0]
+    md = op.metadata
+    assert md.name == op.name == "cpu_reference"
+    assert md.provider == md["provider"] == md.as_dict()["provider"] == "cpu_reference"
+    assert md.min_sm == 0
+    assert isinstance(md.tile, tuple) and len(md.tile) == 3
+    assert isinstance(md.cluster, tuple) and len(md.cluster) == 2
+    assert isinstance(md.extra, dict)
+    assert "stages" in md and md.get("missing", 7) == 7
+    with pytest.raises(KeyError):
+        md["missing"]
+
+
+def test_metadata_filter_keeps_and_drops(args):
+    seen = []
+
+    def keep_cpu(md):
+        seen.append(md["name"])
+        return md.provider == "cpu_reference"
+
+    ops = eg.get_operators(args, metadata_filter=keep_cpu)
+    assert "cpu_reference" in seen
+    assert [op.name for op in ops] == ["cpu_reference"]
+    assert eg.get_operators(args, metadata_filter=lambda md: False) == []
+    with pytest.raises(ValueError, match="callable"):
+        eg.get_operators(args, metadata_filter="cpu_reference")
+
+
+def test_explain_operators_gives_a_status_for_each(args):
+    candidates = eg.explain_operators(args)
+    names = [c.operator.name for c in candidates]
+    assert "cpu_reference" in names
+    supported = [c for c in candidates if c.status]
+    assert [c.operator for c in supported] == eg.get_operators(args)
+    for c in candidates:
+        assert bool(c.status) == c.status.ok
+        assert (c.status.reason == "") == c.status.ok
+    # Supported operators come first.
+    flags = [c.status.ok for c in candidates]
+    assert flags == sorted(flags, reverse=True)
+
+
+def test_supports_compile_and_run_on_an_explicit_stream(args):
+    op = eg.get_operators(args, target_sm="sm_90a", providers=["cpu_reference"])[0]
+    status = op.supports(args)
+    assert status and status.ok and status.reason == ""
+    op.compile(args)
+
+    class Stream:  # anything with .cuda_stream or .ptr names a stream
+        cuda_stream = 0
+
+    op.run(args, stream=Stream())
+    assert_stored(args.epilogue["D"], args.expected)
+    args.epilogue["D"][...] = np.nan
+    op.run(args, stream=0)
+    assert_stored(args.epilogue["D"], args.expected)
+
+
+def test_status_objects():
+    ok, bad = eg.Status(), eg.Status(False, "tile too large")
+    assert ok and ok.ok and ok.reason == ""
+    assert not bad and not bad.ok and bad.reason == bad.error == "tile too large"
+    assert "tile too large" in repr(bad)
+
+
+def test_device_helpers(monkeypatch):
+    sm = eg.device_target_sm()
+    assert isinstance(sm, int) and sm >= 0
+    assert eg.utils.device.device_target_sm() == sm
+    monkeypatch.setenv("EPIGEMM_TARGET_SM", "90a")
+    expected = sm if sm else 90
+    assert eg.utils.device.device_or_env_target_sm() == expected
+    assert bool(eg.utils.device.device_or_env_supports("80")) == (expected >= 80)
+    assert not eg.utils.device.device_or_env_supports(expected + 10)
+    monkeypatch.delenv("EPIGEMM_TARGET_SM")
+    if sm == 0:
+        assert eg.utils.device.device_or_env_target_sm() == 0
+        assert "EPIGEMM_TARGET_SM" in eg.utils.device.device_or_env_supports(90).error
+
+
+def test_host_arrays_are_not_claimed_by_gpu_operators(args):
+    # Whatever the target, only host operators may accept NumPy arrays.
+    for target in (None, 80, "90a"):
+        for op in eg.get_operators(args, target_sm=target):
+            assert op.metadata.min_sm == 0, op.name
