@@ -1,0 +1,99 @@
+// The benchmark's case lists, epilogue sources and their reference math.
+// The sources are the six epilogues, written as a user would write
+// them; the reference math mirrors each in double precision.
+#include "bench_cases.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace epigemm::bench {
+
+std::string Shape::label() const {
+  if (m == n && n == k) return std::to_string(m) + "^3";
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::string_view epilogue_label(EpilogueKind kind) {
+  switch (kind) {
+    case EpilogueKind::none: return "none";
+    case EpilogueKind::alpha_beta: return "alpha*acc+beta*C";
+    case EpilogueKind::relu_aux: return "relu(acc*a+2C)+F";
+    case EpilogueKind::gelu_bias: return "gelu(acc+bias)";
+    case EpilogueKind::row_col_bias: return "a*acc+rowb+colb";
+    case EpilogueKind::scale_amax: return "acc*s->e4m3+amax";
+  }
+  return "?";
+}
+
+std::string_view epilogue_source(EpilogueKind kind) {
+  switch (kind) {
+    case EpilogueKind::none: return "";
+    case EpilogueKind::alpha_beta:
+      return "def epi(accum, alpha, beta, C):\n"
+             "    D = alpha * accum + beta * C\n"
+             "    return D\n";
+    case EpilogueKind::relu_aux:
+      return "def epi(accum, alpha, C):\n"
+             "    F = accum * alpha + C * 2.0\n"
+             "    D = relu(F)\n"
+             "    return D, F\n";
+    case EpilogueKind::gelu_bias:
+      return "def epi(accum, bias):\n"
+             "    D = gelu(accum + bias)\n"
+             "    return D\n";
+    case EpilogueKind::row_col_bias:
+      return "def epi(accum, alpha, row_bias, col_bias):\n"
+             "    D = accum * alpha + row_bias + col_bias\n"
+             "    return D\n";
+    case EpilogueKind::scale_amax:
+      return "def epi(accum, scale):\n"
+             "    D = accum * scale\n"
+             "    amax = amax(D)\n"
+             "    return D, amax\n";
+  }
+  return "";
+}
+
+DType d_dtype(EpilogueKind kind, DType out) { return kind == EpilogueKind::scale_amax ? DType::e4m3 : out; }
+
+EpilogueValues reference_epilogue(EpilogueKind kind, double accum, const EpilogueInputs& in) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  switch (kind) {
+    case EpilogueKind::none: return {accum, nan};
+    case EpilogueKind::alpha_beta: return {in.alpha * accum + in.beta * in.c, nan};
+    case EpilogueKind::relu_aux: {
+      const double f = accum * in.alpha + in.c * 2.0;
+      return {f > 0.0 ? f : 0.0, f};
+    }
+    case EpilogueKind::gelu_bias: {
+      const double x = accum + in.row_bias;
+      return {0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))), nan};
+    }
+    case EpilogueKind::row_col_bias: return {accum * in.alpha + in.row_bias + in.col_bias, nan};
+    case EpilogueKind::scale_amax: return {accum * in.scale, nan};
+  }
+  return {nan, nan};
+}
+
+std::string BenchCase::label() const { return std::string(to_string(ab)) + " " + shape.label(); }
+
+std::vector<BenchCase> full_suite() {
+  const Shape shapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {4096, 14336, 4096},
+                          {1024, 1024, 1024}, {16, 8192, 8192},   {128, 8192, 8192}};
+  const std::vector<EpilogueKind> all(std::begin(kAllEpilogues), std::end(kAllEpilogues));
+  std::vector<BenchCase> cases;
+  for (DType ab : {DType::bf16, DType::f16}) {
+    for (const Shape& s : shapes) cases.push_back({ab, s, all});
+  }
+  cases.push_back({DType::e4m3, {8192, 8192, 8192}, {EpilogueKind::none, EpilogueKind::scale_amax}});
+  return cases;
+}
+
+std::vector<BenchCase> quick_suite() {
+  const std::vector<EpilogueKind> all(std::begin(kAllEpilogues), std::end(kAllEpilogues));
+  return {{DType::bf16, {4096, 4096, 4096}, all},
+          {DType::bf16, {16, 8192, 8192}, all},
+          {DType::e4m3, {4096, 4096, 4096}, {EpilogueKind::none, EpilogueKind::scale_amax}}};
+}
+
+}  // namespace epigemm::bench

@@ -1,0 +1,81 @@
+// The benchmark's cases: problem shapes, operand dtypes and the six
+// epilogues (source text, label, which outputs they write, and their math in
+// double precision for spot checks).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "epigemm/dtype.hpp"
+
+namespace epigemm::bench {
+
+/// A GEMM problem M x N x K (D is M x N).
+struct Shape {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string label() const;  ///< "8192^3" or "4096x14336x4096"
+  /// Memory-bound decode-like problems (M <= 128): the weight matrix B dominates.
+  bool skinny() const noexcept { return m <= 128; }
+  double flops() const noexcept { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
+};
+
+enum class EpilogueKind {
+  none,          ///< D = accum (no epilogue arguments)
+  alpha_beta,    ///< D = alpha*accum + beta*C
+  relu_aux,      ///< F = accum*alpha + C*2.0; D = relu(F); return D, F
+  gelu_bias,     ///< D = gelu(accum + bias), bias a row vector (N,)
+  row_col_bias,  ///< D = accum*alpha + row_bias + col_bias, (N,) and (M, 1)
+  scale_amax,    ///< D = accum*scale into e4m3; amax = amax(D); scale a one-element tensor
+};
+
+inline constexpr EpilogueKind kAllEpilogues[] = {EpilogueKind::none,      EpilogueKind::alpha_beta,
+                                                 EpilogueKind::relu_aux,  EpilogueKind::gelu_bias,
+                                                 EpilogueKind::row_col_bias, EpilogueKind::scale_amax};
+
+/// Short label for tables: "none", "alpha*acc+beta*C", ...
+std::string_view epilogue_label(EpilogueKind kind);
+/// The epilogue function handed to epigemm (empty for none).
+std::string_view epilogue_source(EpilogueKind kind);
+/// The dtype D is stored in: e4m3 for scale_amax, else `out`.
+DType d_dtype(EpilogueKind kind, DType out);
+
+/// Values the epilogues read, as the host sees them.
+struct EpilogueInputs {
+  double alpha = 1.0;
+  double beta = 0.0;
+  double scale = 1.0;
+  double c = 0.0;         ///< C[m, n]
+  double row_bias = 0.0;  ///< bias[n]
+  double col_bias = 0.0;  ///< col_bias[m]
+};
+
+/// What an epilogue stores for one element, in double precision: D, and F
+/// for relu_aux (else NaN). D before rounding to its dtype.
+struct EpilogueValues {
+  double d = 0.0;
+  double f = 0.0;
+};
+EpilogueValues reference_epilogue(EpilogueKind kind, double accum, const EpilogueInputs& in);
+
+/// One problem: operand dtype, shape and the epilogues to run on it.
+struct BenchCase {
+  DType ab = DType::bf16;
+  Shape shape;
+  std::vector<EpilogueKind> epilogues;
+  /// "bf16 8192^3"
+  std::string label() const;
+  /// The dtype of D for the 16-bit epilogues and of the anchors' output:
+  /// the operand dtype, or bf16 for fp8 operands.
+  DType out_dtype() const noexcept { return is_fp8(ab) ? DType::bf16 : ab; }
+};
+
+/// Every case of the issue: bf16 and f16 at six shapes with all six
+/// epilogues, fp8 e4m3 8192^3 with none and scale_amax.
+std::vector<BenchCase> full_suite();
+/// Three cases to check the harness end to end: bf16 4096^3, bf16
+/// M=16 N=K=8192 (all epilogues), fp8 e4m3 4096^3 (none, scale_amax).
+std::vector<BenchCase> quick_suite();
+
+}  // namespace epigemm::bench

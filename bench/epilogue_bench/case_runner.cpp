@@ -1,0 +1,268 @@
+// CaseRunner: for each epilogue of a case, builds epigemm's arguments and the
+// cuBLASLt anchors, checks every result on poisoned outputs against the
+// double-precision reference, then times epigemm, the anchors (and a copy of
+// B for skinny shapes) interleaved, with the L2 flushed before each run.
+#include "case_runner.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "case_data.hpp"
+#include "cuda_check.hpp"
+#include "lt_anchor.hpp"
+#include "operator_choice.hpp"
+#include "spot_check.hpp"
+
+namespace epigemm::bench {
+namespace {
+
+constexpr std::size_t kWorkspaceBytes = std::size_t{64} << 20;  // cuBLASLt workspace
+constexpr unsigned char kPoison = 0xFF;                          // NaN in every float format
+
+GemmArguments make_args(EpilogueKind kind, const CaseData& d) {
+  GemmArguments args{.A = d.A.ref(), .B = d.B.ref(), .out = d.D.ref(), .accumulator = DType::f32,
+                     .epilogue = std::nullopt, .compute = DType::f32};
+  std::map<std::string, Binding> b;
+  switch (kind) {
+    case EpilogueKind::none: return args;
+    case EpilogueKind::alpha_beta: b = {{"alpha", d.alpha}, {"beta", d.beta}, {"C", d.C.ref()}, {"D", d.D.ref()}}; break;
+    case EpilogueKind::relu_aux: b = {{"alpha", d.alpha}, {"C", d.C.ref()}, {"D", d.D.ref()}, {"F", d.F.ref()}}; break;
+    case EpilogueKind::gelu_bias: b = {{"bias", d.row_bias.ref()}, {"D", d.D.ref()}}; break;
+    case EpilogueKind::row_col_bias:
+      b = {{"alpha", d.alpha}, {"row_bias", d.row_bias.ref()}, {"col_bias", d.col_bias.ref()}, {"D", d.D.ref()}};
+      break;
+    case EpilogueKind::scale_amax:
+      args.out = d.D8->ref();
+      b = {{"scale", d.scale.ref()}, {"D", d.D8->ref()}, {"amax", d.amax->ref()}};
+      break;
+  }
+  args.epilogue = EpilogueArguments(std::string(epilogue_source(kind)), std::move(b));
+  return args;
+}
+
+LtAnchorConfig gemm_config(const CaseData& d) {
+  LtAnchorConfig c;
+  c.shape = d.spec.shape;
+  c.ab = d.spec.ab;
+  c.c_dtype = c.d_dtype = d.spec.out_dtype();
+  c.A = d.A.device();
+  c.B = d.B.device();
+  c.C = c.D = d.anchor_D.device();
+  if (is_fp8(d.spec.ab)) c.a_scale = c.b_scale = static_cast<const float*>(d.ones.device());
+  return c;
+}
+
+/// cuBLASLt's own fused version of an epilogue, where it has one.
+struct FusedAnchor {
+  std::string name;
+  LtAnchorConfig config;
+  BenchTensor* out = nullptr;
+  SpotCheck::Expected expected;
+};
+
+std::optional<FusedAnchor> fused_anchor(EpilogueKind kind, CaseData& d) {
+  FusedAnchor f;
+  f.config = gemm_config(d);
+  f.out = &d.anchor_D;
+  const double alpha = d.alpha;
+  switch (kind) {
+    case EpilogueKind::alpha_beta:
+      f.name = "cuBLASLt alpha/beta+C";
+      f.config.C = d.C.device();
+      f.config.alpha = static_cast<float>(d.alpha);
+      f.config.beta = static_cast<float>(d.beta);
+      break;
+    case EpilogueKind::gelu_bias:
+      f.name = "cuBLASLt GELU_BIAS";
+      f.config.epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+      f.config.bias = d.row_bias.device();
+      break;
+    case EpilogueKind::row_col_bias:
+      f.name = "cuBLASLt BIAS (row bias only)";
+      f.config.epilogue = CUBLASLT_EPILOGUE_BIAS;
+      f.config.bias = d.row_bias.device();
+      f.config.alpha = static_cast<float>(alpha);
+      f.expected = [&d, alpha](double acc, std::int64_t, std::int64_t n) { return alpha * acc + d.row_bias.value_at(n); };
+      return f;
+    case EpilogueKind::scale_amax:
+      if (!is_fp8(d.spec.ab)) return std::nullopt;
+      f.name = "cuBLASLt fp8 D-scale+amax";
+      f.config.C = d.C.device();
+      f.config.d_dtype = DType::e4m3;
+      f.config.D = d.anchor_D8->device();
+      f.config.d_scale = static_cast<const float*>(d.scale.device());
+      f.config.amax_d = static_cast<float*>(d.anchor_amax->device());
+      f.out = &*d.anchor_D8;
+      break;
+    default: return std::nullopt;
+  }
+  f.expected = [&d, kind](double acc, std::int64_t m, std::int64_t n) {
+    return reference_epilogue(kind, acc, d.inputs_at(m, n)).d;
+  };
+  return f;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+CaseRunner::CaseRunner(cudaStream_t stream, cublasLtHandle_t lt, InterleavedTimer& timer, RunnerOptions options)
+    : stream_(stream), lt_(lt), timer_(timer), options_(std::move(options)) {
+  BENCH_CUDA(cudaMalloc(&workspace_, kWorkspaceBytes));
+  workspace_bytes_ = kWorkspaceBytes;
+}
+
+CaseRunner::~CaseRunner() {
+  if (workspace_ != nullptr) cudaFree(workspace_);
+}
+
+void CaseRunner::sync(const char* what) {
+  const cudaError_t e = cudaStreamSynchronize(stream_);
+  if (e != cudaSuccess) check_cuda(e, what, __FILE__, __LINE__);
+  BENCH_CUDA(cudaGetLastError());
+}
+
+void CaseRunner::run(const BenchCase& c, std::uint64_t seed, const std::function<void(const RowResult&)>& on_row) {
+  CaseData data(c, seed);
+  SpotCheck spot(data.A, data.B, c.shape, options_.samples, seed ^ 0x9E3779B97F4A7C15ull);
+  gemm_anchor_check_.clear();
+  gemm_anchor_pass_ = true;
+  for (EpilogueKind kind : c.epilogues) {
+    RowResult row;
+    try {
+      row = run_epilogue(kind, data, spot);
+    } catch (const std::exception& e) {
+      row.dtype = std::string(to_string(c.ab));
+      row.shape = c.shape;
+      row.epilogue = std::string(epilogue_label(kind));
+      row.error = e.what();
+      row.check = "FAIL: not run";
+      const cudaError_t first = cudaDeviceSynchronize();
+      (void)cudaGetLastError();
+      if (first != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) {
+        on_row(row);
+        throw FatalCudaError(std::string("the CUDA context is unusable after: ") + e.what());
+      }
+    }
+    on_row(row);
+  }
+}
+
+RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck& spot) {
+  RowResult row;
+  row.dtype = std::string(to_string(data.spec.ab));
+  row.shape = data.spec.shape;
+  row.epilogue = std::string(epilogue_label(kind));
+  const SpotCheck::Expected expected = [&data, kind](double acc, std::int64_t m, std::int64_t n) {
+    return reference_epilogue(kind, acc, data.inputs_at(m, n)).d;
+  };
+
+  // epigemm: choose, compile, run once on poisoned outputs, check.
+  std::optional<GemmArguments> args;
+  std::optional<Operator> op;
+  try {
+    args = make_args(kind, data);
+    OperatorChoice choice = choose_operator(*args, options_.target_sm, options_.pin);
+    row.note = choice.note;
+    if (choice.op) {
+      op = choice.op;
+      row.op_name = op->name();
+      row.provider = op->metadata().provider;
+      const auto start = std::chrono::steady_clock::now();
+      op->compile(*args);
+      row.compile_s = seconds_since(start);
+      BenchTensor& d_out = kind == EpilogueKind::scale_amax ? *data.D8 : data.D;
+      d_out.poison(kPoison, stream_);
+      if (kind == EpilogueKind::relu_aux) data.F.poison(kPoison, stream_);
+      if (kind == EpilogueKind::scale_amax) data.amax->poison(kPoison, stream_);
+      op->run(*args, stream_);
+      sync("the epigemm run");
+      spot.reset();
+      d_out.download();
+      spot.expect("D", d_out, expected);
+      if (kind == EpilogueKind::relu_aux) {
+        data.F.download();
+        spot.expect("F", data.F, [&data](double acc, std::int64_t m, std::int64_t n) {
+          return reference_epilogue(EpilogueKind::relu_aux, acc, data.inputs_at(m, n)).f;
+        });
+      }
+      if (kind == EpilogueKind::scale_amax) {
+        data.amax->download();
+        spot.expect_amax("amax", *data.amax, d_out, expected);
+      }
+      row.check_pass = spot.passed();
+      row.check = spot.summary();
+      row.rel_error = spot.worst_relative_error();
+    } else {
+      row.check = "FAIL: no epigemm operator ran";
+    }
+  } catch (const Error& e) {
+    op.reset();
+    row.error = std::string("epigemm: ") + e.what();
+    row.check = "FAIL: " + row.error;
+  }
+
+  // The anchors: GEMM alone (checked once per case) and the fused one.
+  LtAnchor gemm(lt_, gemm_config(data), workspace_, workspace_bytes_);
+  if (gemm_anchor_check_.empty()) {
+    data.anchor_D.poison(kPoison, stream_);
+    gemm.run(stream_);
+    sync("the cuBLASLt GEMM anchor");
+    data.anchor_D.download();
+    spot.reset();
+    spot.expect("D", data.anchor_D, [](double acc, std::int64_t, std::int64_t) { return acc; });
+    gemm_anchor_pass_ = spot.passed();
+    gemm_anchor_check_ = "cuBLASLt GEMM " + spot.summary();
+  }
+  row.anchor_pass = gemm_anchor_pass_;
+  row.anchor_check = gemm_anchor_check_;
+  std::optional<FusedAnchor> fused_spec = fused_anchor(kind, data);
+  std::unique_ptr<LtAnchor> fused;
+  if (fused_spec) {
+    row.fused_name = fused_spec->name;
+    try {
+      fused = std::make_unique<LtAnchor>(lt_, fused_spec->config, workspace_, workspace_bytes_);
+    } catch (const BenchError& e) {
+      // NOTE: a missing fused anchor leaves the row (epigemm and GEMM alone) standing.
+      row.anchor_check += "; " + fused_spec->name + " unavailable: " + e.what();
+      row.fused_name += " (unavailable)";
+    }
+  }
+  if (fused) {
+    fused_spec->out->poison(kPoison, stream_);
+    fused->run(stream_);
+    sync("the cuBLASLt fused anchor");
+    fused_spec->out->download();
+    spot.reset();
+    spot.expect("D", *fused_spec->out, fused_spec->expected);
+    row.anchor_pass = row.anchor_pass && spot.passed();
+    row.anchor_check += "; " + fused_spec->name + " " + spot.summary();
+  }
+
+  // Interleaved timing.
+  std::vector<TimedVariant> variants;
+  if (op) variants.push_back({"epigemm", [&](cudaStream_t s) { op->run(*args, s); }});
+  const std::size_t gemm_at = variants.size();
+  variants.push_back({"cuBLASLt", [&](cudaStream_t s) { gemm.run(s); }});
+  if (fused) variants.push_back({"fused", [&](cudaStream_t s) { fused->run(s); }});
+  if (data.copy_target) {
+    row.weight_bytes = static_cast<double>(data.B.bytes());
+    variants.push_back({"copy", [&](cudaStream_t s) {
+                          BENCH_CUDA(cudaMemcpyAsync(data.copy_target->data(), data.B.device(), data.B.bytes(),
+                                                     cudaMemcpyDeviceToDevice, s));
+                        }});
+  }
+  const std::vector<TimingStats> stats = timer_.measure(variants, options_.timer);
+  if (op) row.epigemm = stats[0];
+  row.gemm = stats[gemm_at];
+  std::size_t next = gemm_at + 1;
+  if (fused) row.fused = stats[next++];
+  if (data.copy_target) row.copy = stats[next++];
+  return row;
+}
+
+}  // namespace epigemm::bench

@@ -1,0 +1,128 @@
+// InterleavedTimer: CUDA events around each run, an L2 flush (a memset of a
+// large buffer) before each, variants alternated round by round with the
+// starting variant rotating, and a repetition count sized to a time budget.
+#include "interleaved_timer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cuda_check.hpp"
+
+namespace epigemm::bench {
+namespace {
+
+constexpr int kRoundsPerBatch = 16;  // rounds launched before the host waits and reads events
+
+/// A pair of events per (variant, round) of one batch.
+class EventBatch {
+ public:
+  explicit EventBatch(std::size_t count) : start_(count), stop_(count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      BENCH_CUDA(cudaEventCreate(&start_[i]));
+      BENCH_CUDA(cudaEventCreate(&stop_[i]));
+    }
+  }
+  EventBatch(const EventBatch&) = delete;
+  EventBatch& operator=(const EventBatch&) = delete;
+  ~EventBatch() {
+    for (cudaEvent_t e : start_) cudaEventDestroy(e);
+    for (cudaEvent_t e : stop_) cudaEventDestroy(e);
+  }
+  cudaEvent_t start(std::size_t i) const { return start_[i]; }
+  cudaEvent_t stop(std::size_t i) const { return stop_[i]; }
+  double elapsed_ms(std::size_t i) const {
+    float ms = 0.0f;
+    BENCH_CUDA(cudaEventElapsedTime(&ms, start_[i], stop_[i]));
+    return static_cast<double>(ms);
+  }
+
+ private:
+  std::vector<cudaEvent_t> start_, stop_;
+};
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return NAN;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return NAN;
+  std::sort(values.begin(), values.end());
+  const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  return values[static_cast<std::size_t>(std::lround(rank))];
+}
+
+InterleavedTimer::InterleavedTimer(cudaStream_t stream, std::size_t flush_bytes)
+    : stream_(stream), flush_buffer_(flush_bytes) {}
+
+void InterleavedTimer::flush(int round) {
+  BENCH_CUDA(cudaMemsetAsync(flush_buffer_.data(), round & 0xFF, flush_buffer_.bytes(), stream_));
+}
+
+double InterleavedTimer::flush_ms() {
+  if (flush_ms_ < 0.0) {
+    const TimedVariant memset_only{"flush", [this](cudaStream_t) { flush(7); }};
+    std::vector<std::vector<double>> times(1);
+    run_rounds({memset_only}, 20, 0, times);
+    flush_ms_ = median(times[0]);
+  }
+  return flush_ms_;
+}
+
+void InterleavedTimer::run_rounds(const std::vector<TimedVariant>& variants, int reps, int first_round,
+                                  std::vector<std::vector<double>>& times) {
+  const std::size_t nv = variants.size();
+  for (int done = 0; done < reps; done += kRoundsPerBatch) {
+    const int rounds = std::min(kRoundsPerBatch, reps - done);
+    EventBatch events(static_cast<std::size_t>(rounds) * nv);
+    for (int r = 0; r < rounds; ++r) {
+      const int round = first_round + done + r;
+      for (std::size_t j = 0; j < nv; ++j) {
+        const std::size_t v = (j + static_cast<std::size_t>(round)) % nv;  // rotate who goes first
+        const std::size_t slot = static_cast<std::size_t>(r) * nv + v;
+        flush(round);
+        BENCH_CUDA(cudaEventRecord(events.start(slot), stream_));
+        variants[v].launch(stream_);
+        BENCH_CUDA(cudaEventRecord(events.stop(slot), stream_));
+      }
+    }
+    BENCH_CUDA(cudaStreamSynchronize(stream_));
+    BENCH_CUDA(cudaGetLastError());
+    for (int r = 0; r < rounds; ++r) {
+      for (std::size_t v = 0; v < nv; ++v) times[v].push_back(events.elapsed_ms(static_cast<std::size_t>(r) * nv + v));
+    }
+  }
+}
+
+std::vector<TimingStats> InterleavedTimer::measure(const std::vector<TimedVariant>& variants,
+                                                   const TimerOptions& options) {
+  const std::size_t nv = variants.size();
+  std::vector<std::vector<double>> warm(nv);
+  run_rounds(variants, std::max(1, options.warmup), 0, warm);
+
+  int reps = options.fixed_reps;
+  if (reps <= 0) {
+    // Budget from the warm-up's medians: each round is every variant plus a flush each.
+    double round_ms = 0.0;
+    for (const auto& w : warm) round_ms += median(w) + flush_ms();
+    const double wanted = options.budget_s * 1e3 / std::max(round_ms, 1e-3);
+    reps = static_cast<int>(std::clamp<double>(wanted, options.min_reps, options.max_reps));
+  }
+  std::vector<std::vector<double>> times(nv);
+  run_rounds(variants, reps, options.warmup, times);
+
+  std::vector<TimingStats> stats(nv);
+  for (std::size_t v = 0; v < nv; ++v) {
+    stats[v].median_ms = median(times[v]);
+    stats[v].p10_ms = quantile(times[v], 0.1);
+    stats[v].p90_ms = quantile(times[v], 0.9);
+    stats[v].runs = static_cast<int>(times[v].size());
+  }
+  return stats;
+}
+
+}  // namespace epigemm::bench

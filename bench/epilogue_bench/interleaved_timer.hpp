@@ -1,0 +1,66 @@
+// InterleavedTimer: times several variants of one computation in the same
+// process, alternating them every repetition (rotating which goes first),
+// with the L2 cache flushed before every timed run, and returns medians.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench_tensor.hpp"
+
+namespace epigemm::bench {
+
+/// One thing to time: launches its work on the timer's stream.
+struct TimedVariant {
+  std::string name;
+  std::function<void(cudaStream_t)> launch;
+};
+
+/// Statistics of one variant's timed runs, in milliseconds.
+struct TimingStats {
+  double median_ms = 0.0;
+  double p10_ms = 0.0;  ///< 10th percentile
+  double p90_ms = 0.0;  ///< 90th percentile
+  int runs = 0;
+};
+
+struct TimerOptions {
+  int warmup = 3;             ///< untimed-for-result runs of each variant first
+  int min_reps = 10;          ///< timed runs of each variant, at least
+  int max_reps = 200;         ///< and at most
+  double budget_s = 1.5;      ///< target wall time of the timed part
+  int fixed_reps = 0;         ///< > 0: exactly this many, ignoring the budget
+};
+
+class InterleavedTimer {
+ public:
+  /// `flush_bytes` of device memory are rewritten before every timed run so
+  /// that no operand stays in L2 (the H200 has 60 MB of it).
+  InterleavedTimer(cudaStream_t stream, std::size_t flush_bytes);
+
+  /// Medians (and spread) for each variant, in the order given.
+  std::vector<TimingStats> measure(const std::vector<TimedVariant>& variants, const TimerOptions& options);
+
+  /// Median time of the L2 flush alone, in ms (measured once, lazily).
+  double flush_ms();
+
+ private:
+  void flush(int round);
+  /// Times `reps` interleaved rounds; appends each variant's times (ms).
+  void run_rounds(const std::vector<TimedVariant>& variants, int reps, int first_round,
+                  std::vector<std::vector<double>>& times);
+
+  cudaStream_t stream_;
+  DeviceMemory flush_buffer_;
+  double flush_ms_ = -1.0;
+};
+
+/// The median of `values` (mean of the middle two for an even count).
+double median(std::vector<double> values);
+/// The q-quantile (0..1) of `values`, nearest rank.
+double quantile(std::vector<double> values, double q);
+
+}  // namespace epigemm::bench
