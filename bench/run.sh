@@ -27,7 +27,7 @@ if [[ $no_build == 0 ]]; then
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF \
     -DEPIGEMM_BUILD_BENCH=ON -DEPIGEMM_BUILD_PYTHON=OFF > "$build.configure.log" 2>&1 \
     || { cat "$build.configure.log"; echo "run.sh: cmake configure failed"; exit 1; }
-  cmake --build "$build" --target epilogue_bench -j "${EPIGEMM_BENCH_JOBS:-$(nproc)}" \
+  cmake --build "$build" --target epilogue_bench runtime_bench -j "${EPIGEMM_BENCH_JOBS:-$(nproc)}" \
     || { echo "run.sh: build failed"; exit 1; }
 fi
 bin=$build/bench/epilogue_bench
@@ -63,6 +63,11 @@ fi
 python3 "$root/bench/report.py" "$results" --markdown "$root/bench/RESULTS.md" --png "$root/bench/results.png" \
   --commit "$commit" --command "$command" --driver "${driver:-unknown}" --status "$status" > "$build/bench/report.txt" 2>&1
 report_status=$?
+# The runtime's numbers (compile, disk-cache load, warm run() overhead).
+if [[ -x $build/bench/runtime_bench ]]; then
+  "$build/bench/runtime_bench" > "$build/bench/runtime.md" 2>&1 && cat "$build/bench/runtime.md" >> "$root/bench/RESULTS.md"
+  cat "$build/bench/runtime.md" >> "$build/bench/report.txt"
+fi
 if [[ -n ${OUT:-} ]]; then
   cp "$root/bench/RESULTS.md" "$root/bench/results.png" "$build/bench/report.txt" "$OUT/" 2> /dev/null
 fi

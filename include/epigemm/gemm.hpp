@@ -12,12 +12,12 @@
 namespace epigemm {
 
 struct GemmArguments {
-  TensorRef A;
-  TensorRef B;
-  TensorRef out;  ///< the output D (the same tensor as the epilogue's D)
+  TensorRef A{};
+  TensorRef B{};
+  TensorRef out{};  ///< the output D (the same tensor as the epilogue's D)
   DType accumulator = DType::f32;
   /// No epilogue means D = accum.
-  std::optional<EpilogueArguments> epilogue;
+  std::optional<EpilogueArguments> epilogue{};
   /// The type the epilogue computes in.
   DType compute = DType::f32;
 };

@@ -42,9 +42,9 @@ struct OperatorQuery {
   /// current CUDA device's, or none when there is no device.
   int target_sm = 0;
   /// Keep only operators for which this returns true (null keeps all).
-  std::function<bool(const OperatorMetadata&)> metadata_filter;
+  std::function<bool(const OperatorMetadata&)> metadata_filter{};
   /// Keep only these providers (empty keeps all).
-  std::vector<std::string> providers;
+  std::vector<std::string> providers{};
 };
 
 class Operator {

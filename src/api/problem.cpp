@@ -17,12 +17,11 @@ namespace {
 // Pointer, rank 2 or 3, positive extents, non-negative strides, and an
 // element count and largest offset that fit in int64.
 void check_matrix_tensor(const char* name, const TensorRef& t) {
-  const std::string who = std::string(name);
-  if (t.data == nullptr) fail(ErrorKind::Value, who + " is a null pointer");
+  if (t.data == nullptr) fail(ErrorKind::Value, std::string(name) + " is a null pointer");
   if (t.rank() != 2 && t.rank() != 3) {
-    fail(ErrorKind::Shape, who + " has shape " + t.shape.to_string() + "; it must have rank 2 or 3");
+    fail(ErrorKind::Shape, std::string(name) + " has shape " + t.shape.to_string() + "; it must have rank 2 or 3");
   }
-  check_tensor_extents(who, t);
+  check_tensor_extents({name, ""}, t);
 }
 
 MatrixOperand matrix_operand(const TensorRef& t) {
@@ -118,29 +117,43 @@ void fill_operand(EpilogueOperand& op, std::string_view name, const Binding& b, 
 }
 
 // Epilogue tensors: pointers, extents, devices; outputs: no zero strides on
-// kept axes and no overlap with any input or other output.
+// kept axes and no overlap with any input or other output. Allocates only
+// to build an error message.
 void check_epilogue_tensors(const GemmArguments& args, const Problem& p) {
-  std::vector<NamedRange> inputs = {{"A", range_of(args.A)}, {"B", range_of(args.B)}};
-  std::vector<NamedRange> outputs;
-  if (args.epilogue) for (const auto& [name, b] : args.epilogue->bindings()) {
-    if (b.is_scalar()) continue;
-    const TensorRef& t = b.tensor();
-    if (t.data == nullptr) fail(ErrorKind::Value, "Tensor '" + name + "' is a null pointer");
-    check_tensor_extents("Tensor '" + name + "'", t);
-    if (t.device != p.device || t.device_index != p.device_index) {
-      fail(ErrorKind::Value, "Tensor '" + name + "' is " + t.describe() + " but A is " + args.A.describe() +
-                                 "; every tensor must be on the same device");
+  if (args.epilogue) {
+    for (const auto& [name, b] : args.epilogue->bindings()) {
+      if (b.is_scalar()) continue;
+      const TensorRef& t = b.tensor();
+      if (t.data == nullptr) fail(ErrorKind::Value, "Tensor '" + name + "' is a null pointer");
+      check_tensor_extents({"Tensor", name}, t);
+      if (t.device != p.device || t.device_index != p.device_index) {
+        fail(ErrorKind::Value, "Tensor '" + name + "' is " + t.describe() + " but A is " + args.A.describe() +
+                                   "; every tensor must be on the same device");
+      }
     }
   }
-  for (const auto& op : p.outputs) {
-    const TensorRef& t = *op.tensor;
-    check_output_strides(std::string(op.name), t);
-    outputs.push_back({std::string(op.name), range_of(t)});
+  for (std::size_t j = 0; j < p.outputs.size(); ++j) {
+    const EpilogueOperand& out = p.outputs[j];
+    check_output_strides(out.name, *out.tensor);
+    const MemoryRange range = range_of(*out.tensor);
+    auto check_input = [&](std::string_view input, const TensorRef& t) {
+      if (range.overlaps(range_of(t))) {
+        fail(ErrorKind::Value, "Output '" + std::string(out.name) + "' overlaps input '" + std::string(input) +
+                                   "' in memory; inputs are never written, so outputs need their own memory");
+      }
+    };
+    check_input("A", args.A);
+    check_input("B", args.B);
+    for (const EpilogueOperand& in : p.inputs) {
+      if (in.tensor) check_input(in.name, *in.tensor);
+    }
+    for (std::size_t i = 0; i < j; ++i) {
+      if (range.overlaps(range_of(*p.outputs[i].tensor))) {
+        fail(ErrorKind::Value, "Outputs '" + std::string(p.outputs[i].name) + "' and '" + std::string(out.name) +
+                                   "' overlap in memory");
+      }
+    }
   }
-  for (const auto& op : p.inputs) {
-    if (op.tensor) inputs.push_back({std::string(op.name), range_of(*op.tensor)});
-  }
-  check_no_overlap(inputs, outputs);
 }
 
 }  // namespace
