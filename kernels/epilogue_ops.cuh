@@ -1,0 +1,169 @@
+// Device implementations of every operation of the op table (src/ir/op_table.cpp),
+// one function per op named "epg_" + op name, for float and double compute
+// types. The math follows the CPU reference: NaN propagates through
+// maximum/minimum/relu/clamp, gelu is the erf form, softplus is PyTorch's.
+#pragma once
+
+#include "dtypes.cuh"
+
+// ---- float/double overloads of the libm functions the ops need ----------
+__device__ __forceinline__ float epg_m_exp(float x) { return expf(x); }
+__device__ __forceinline__ double epg_m_exp(double x) { return exp(x); }
+__device__ __forceinline__ float epg_m_expm1(float x) { return expm1f(x); }
+__device__ __forceinline__ double epg_m_expm1(double x) { return expm1(x); }
+__device__ __forceinline__ float epg_m_log(float x) { return logf(x); }
+__device__ __forceinline__ double epg_m_log(double x) { return log(x); }
+__device__ __forceinline__ float epg_m_log1p(float x) { return log1pf(x); }
+__device__ __forceinline__ double epg_m_log1p(double x) { return log1p(x); }
+__device__ __forceinline__ float epg_m_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double epg_m_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float epg_m_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double epg_m_tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float epg_m_erf(float x) { return erff(x); }
+__device__ __forceinline__ double epg_m_erf(double x) { return erf(x); }
+__device__ __forceinline__ float epg_m_sin(float x) { return sinf(x); }
+__device__ __forceinline__ double epg_m_sin(double x) { return sin(x); }
+__device__ __forceinline__ float epg_m_cos(float x) { return cosf(x); }
+__device__ __forceinline__ double epg_m_cos(double x) { return cos(x); }
+__device__ __forceinline__ float epg_m_tan(float x) { return tanf(x); }
+__device__ __forceinline__ double epg_m_tan(double x) { return tan(x); }
+__device__ __forceinline__ float epg_m_pow(float x, float y) { return powf(x, y); }
+__device__ __forceinline__ double epg_m_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ float epg_m_abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double epg_m_abs(double x) { return fabs(x); }
+
+template <class T>
+__device__ __forceinline__ bool epg_isnan(T x) {
+  return x != x;
+}
+
+// ---- arithmetic ---------------------------------------------------------
+template <class T> __device__ __forceinline__ T epg_add(T a, T b) { return a + b; }
+template <class T> __device__ __forceinline__ T epg_sub(T a, T b) { return a - b; }
+template <class T> __device__ __forceinline__ T epg_mul(T a, T b) { return a * b; }
+template <class T> __device__ __forceinline__ T epg_div(T a, T b) { return a / b; }
+template <class T> __device__ __forceinline__ T epg_neg(T a) { return -a; }
+template <class T> __device__ __forceinline__ T epg_pow(T a, T b) { return epg_m_pow(a, b); }
+
+// ---- comparisons: 1 when true, else 0 (false when either side is NaN,
+// except != which is true) ------------------------------------------------
+template <class T> __device__ __forceinline__ T epg_lt(T a, T b) { return a < b ? T(1) : T(0); }
+template <class T> __device__ __forceinline__ T epg_le(T a, T b) { return a <= b ? T(1) : T(0); }
+template <class T> __device__ __forceinline__ T epg_gt(T a, T b) { return a > b ? T(1) : T(0); }
+template <class T> __device__ __forceinline__ T epg_ge(T a, T b) { return a >= b ? T(1) : T(0); }
+template <class T> __device__ __forceinline__ T epg_eq(T a, T b) { return a == b ? T(1) : T(0); }
+template <class T> __device__ __forceinline__ T epg_ne(T a, T b) { return a != b ? T(1) : T(0); }
+
+// ---- NaN-propagating selection -------------------------------------------
+template <class T>
+__device__ __forceinline__ T epg_maximum(T a, T b) {
+  if (epg_isnan(a)) return a;
+  if (epg_isnan(b)) return b;
+  return a < b ? b : a;
+}
+template <class T>
+__device__ __forceinline__ T epg_minimum(T a, T b) {
+  if (epg_isnan(a)) return a;
+  if (epg_isnan(b)) return b;
+  return b < a ? b : a;
+}
+template <class T>
+__device__ __forceinline__ T epg_clamp(T x, T lo, T hi) {
+  return epg_minimum(epg_maximum(x, lo), hi);
+}
+template <class T>
+__device__ __forceinline__ T epg_where(T cond, T a, T b) {
+  return cond != T(0) ? a : b;
+}
+template <class T>
+__device__ __forceinline__ T epg_abs(T x) {
+  return epg_m_abs(x);
+}
+
+// ---- activations ---------------------------------------------------------
+template <class T>
+__device__ __forceinline__ T epg_relu(T x) {
+  if (epg_isnan(x)) return x;
+  return x > T(0) ? x : T(0);
+}
+template <class T>
+__device__ __forceinline__ T epg_leaky_relu(T x, T slope) {
+  return x > T(0) ? x : x * slope;
+}
+template <class T>
+__device__ __forceinline__ T epg_sigmoid(T x) {
+  return T(1) / (T(1) + epg_m_exp(-x));
+}
+template <class T>
+__device__ __forceinline__ T epg_tanh(T x) {
+  return epg_m_tanh(x);
+}
+template <class T>
+__device__ __forceinline__ T epg_silu(T x) {
+  return x / (T(1) + epg_m_exp(-x));
+}
+template <class T>
+__device__ __forceinline__ T epg_gelu(T x) {
+  // 0.5 x (1 + erf(x / sqrt(2)))
+  return T(0.5) * x * (T(1) + epg_m_erf(x * T(0.70710678118654752440)));
+}
+template <class T>
+__device__ __forceinline__ T epg_gelu_tanh(T x) {
+  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  const T inner = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
+  return T(0.5) * x * (T(1) + epg_m_tanh(inner));
+}
+template <class T>
+__device__ __forceinline__ T epg_hardswish(T x) {
+  return x * epg_minimum(epg_maximum(x + T(3), T(0)), T(6)) / T(6);
+}
+template <class T>
+__device__ __forceinline__ T epg_elu(T x, T alpha) {
+  return x > T(0) ? x : alpha * epg_m_expm1(x);
+}
+template <class T>
+__device__ __forceinline__ T epg_softplus(T x) {
+  // PyTorch's defaults (beta 1, threshold 20): linear above the threshold.
+  return x > T(20) ? x : epg_m_log1p(epg_m_exp(x));
+}
+
+// ---- elementary functions ------------------------------------------------
+template <class T> __device__ __forceinline__ T epg_exp(T x) { return epg_m_exp(x); }
+template <class T> __device__ __forceinline__ T epg_log(T x) { return epg_m_log(x); }
+template <class T> __device__ __forceinline__ T epg_sqrt(T x) { return epg_m_sqrt(x); }
+template <class T> __device__ __forceinline__ T epg_rsqrt(T x) { return T(1) / epg_m_sqrt(x); }
+template <class T> __device__ __forceinline__ T epg_sin(T x) { return epg_m_sin(x); }
+template <class T> __device__ __forceinline__ T epg_cos(T x) { return epg_m_cos(x); }
+template <class T> __device__ __forceinline__ T epg_tan(T x) { return epg_m_tan(x); }
+template <class T> __device__ __forceinline__ T epg_erf(T x) { return epg_m_erf(x); }
+
+// ---- casts: round to the type, keep computing in T -----------------------
+template <class T> __device__ __forceinline__ T epg_to_f16(T x) { return epg_round_to<kEpgF16>(x); }
+template <class T> __device__ __forceinline__ T epg_to_bf16(T x) { return epg_round_to<kEpgBf16>(x); }
+template <class T> __device__ __forceinline__ T epg_to_f32(T x) { return epg_round_to<kEpgF32>(x); }
+template <class T> __device__ __forceinline__ T epg_to_e4m3(T x) { return epg_round_to<kEpgE4m3>(x); }
+template <class T> __device__ __forceinline__ T epg_to_e5m2(T x) { return epg_round_to<kEpgE5m2>(x); }
+template <class T> __device__ __forceinline__ T epg_to_i8(T x) { return epg_round_to<kEpgI8>(x); }
+template <class T> __device__ __forceinline__ T epg_to_u8(T x) { return epg_round_to<kEpgU8>(x); }
+template <class T> __device__ __forceinline__ T epg_to_i32(T x) { return epg_round_to<kEpgI32>(x); }
+
+// ---- reduction combine steps: (running, x) -> running --------------------
+template <class T> __device__ __forceinline__ T epg_sum(T running, T x) { return running + x; }
+template <class T> __device__ __forceinline__ T epg_max(T running, T x) { return epg_maximum(running, x); }
+template <class T> __device__ __forceinline__ T epg_min(T running, T x) { return epg_minimum(running, x); }
+template <class T> __device__ __forceinline__ T epg_amax(T running, T x) { return epg_maximum(running, epg_m_abs(x)); }
+
+// The combine step and neutral start value of a reduce op.
+template <int Op, class T>
+__device__ __forceinline__ T epg_reduce_combine(T running, T x) {
+  if constexpr (Op == kEpgReduceSum) return epg_sum(running, x);
+  else if constexpr (Op == kEpgReduceMax) return epg_max(running, x);
+  else if constexpr (Op == kEpgReduceMin) return epg_min(running, x);
+  else return epg_amax(running, x);
+}
+template <int Op, class T>
+__device__ __forceinline__ T epg_reduce_identity() {
+  if constexpr (Op == kEpgReduceMax) return -epg_infinity<T>();
+  else if constexpr (Op == kEpgReduceMin) return epg_infinity<T>();
+  else return T(0);
+}

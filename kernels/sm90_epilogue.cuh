@@ -1,0 +1,219 @@
+// Epilogue of the sm90 GEMM: applies the user's per-element hook to a consumer
+// warpgroup's accumulators, stages the results in 128-byte-swizzled shared
+// memory and writes them with TMA stores that run on during the next tile.
+#pragma once
+
+#include "sm90_gemm_config.cuh"
+
+namespace epigemm::sm90 {
+
+/// Epilogue hook contract. A trivially copyable functor passed to the kernel
+/// by value (so it may hold pointers and scalars):
+///   __device__ float operator()(float acc, int m, int n, int l) const;
+/// It is called once for every in-bounds element (m < M, n < N) of batch l
+/// with the f32 accumulator; its result is rounded to TD and stored to D.
+/// It may read any global memory and write or reduce into other outputs itself.
+///
+/// A hook that keeps state across a warpgroup tile (e.g. partial reductions in
+/// registers) defines instead a nested `Tile` type, built once per warpgroup
+/// tile and used in place of operator():
+///   __device__ Tile(const Epi& epi, int l);
+///   __device__ float operator()(float acc, int m, int n, int h, int c);
+///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
+///   __device__ void end_tile(int row0, int M, int lane);
+/// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +
+/// lane/4) and, in the output chunk starting at column n_chunk, the columns
+/// n_chunk + 8*(c/2) + 2*(lane%4) + c%2 (c = 0 .. kChunkCols/4 - 1). end_chunk
+/// follows each staged chunk and end_tile the last one; every thread of the
+/// warpgroup calls them together, so they may use warp shuffles.
+struct IdentityEpilogue {
+  __device__ __forceinline__ float operator()(float acc, int, int, int) const { return acc; }
+};
+
+/// The Tile of a hook that has none: forwards to its operator().
+template <class Epi>
+struct PlainTile {
+  const Epi& epi;
+  int l;
+  __device__ __forceinline__ PlainTile(const Epi& e, int batch) : epi(e), l(batch) {}
+  __device__ __forceinline__ float operator()(float acc, int m, int n, int, int) const {
+    return epi(acc, m, n, l);
+  }
+  __device__ __forceinline__ void end_chunk(int, int, int, int, int) {}
+  __device__ __forceinline__ void end_tile(int, int, int) {}
+};
+
+template <class T>
+struct VoidOf {
+  using type = void;
+};
+/// Epi::Tile when the hook defines one, else PlainTile<Epi>.
+template <class Epi, class = void>
+struct TileOf {
+  using type = PlainTile<Epi>;
+};
+template <class Epi>
+struct TileOf<Epi, typename VoidOf<typename Epi::Tile>::type> {
+  using type = typename Epi::Tile;
+};
+
+/// Two floats rounded to TD and packed as they lie in memory (first = low).
+template <class TD>
+__device__ __forceinline__ u32 pack2(float lo, float hi) {
+  u32 r;
+  if constexpr (kSameType<TD, __nv_bfloat16>) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    static_assert(kSameType<TD, __half>, "pack2 needs a 16-bit type");
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  }
+  return r;
+}
+
+/// Writes the in-bounds part of one staged chunk (64 rows x kChunkCols, swizzled
+/// as below) to D with plain stores by the warpgroup's 128 threads, for the
+/// chunk at a ragged N edge. Consecutive threads take consecutive columns.
+template <class Cfg>
+__device__ __forceinline__ void copy_ragged_chunk(u32 chunk, const GemmParams& p, int m_base,
+                                                  int col0, int l, int tid) {
+  constexpr int kCols = Cfg::kChunkCols;
+  const int rows = p.M - m_base < 64 ? p.M - m_base : 64;
+  const int cols = p.N - col0;
+  const long long origin = l * p.d_batch + static_cast<long long>(m_base) * p.ldd + col0;
+#pragma unroll 4
+  for (int e = tid; e < 64 * kCols; e += 128) {
+    const int r = e / kCols, c = e % kCols;
+    if (r >= rows || c >= cols) continue;
+    const int byte = c * Cfg::kOutBytes;
+    const u32 addr = chunk + r * 128 + ((((byte >> 4) ^ (r & 7))) << 4) + (byte & 15);
+    const long long at = origin + static_cast<long long>(r) * p.ldd + c;
+    if constexpr (Cfg::kOutBytes == 2)
+      static_cast<u16*>(p.d)[at] = ld_shared_b16(addr);
+    else
+      static_cast<u32*>(p.d)[at] = ld_shared_b32(addr);
+  }
+}
+
+/// The hook's value for one accumulator (register coordinates h, c as in
+/// the Tile contract); with kChecked, 0 outside D.
+template <bool kChecked, class Tile>
+__device__ __forceinline__ float epi_value(Tile& tile, float acc, int m, int n, int h, int c,
+                                           int M, int N) {
+  if constexpr (kChecked) {
+    if (m >= M || n >= N) return 0.f;
+  }
+  return tile(acc, m, n, h, c);
+}
+
+/// Writes output chunk `chunk` (warpgroup columns [chunk*kChunkCols, +kChunkCols))
+/// of the fragment into the staging slot at `slot`. Thread t = 32*w + lane owns
+/// rows 16w + lane/4 (+8) and columns 8q + 2*(lane%4) (+1) of register group q.
+template <bool kChecked, class Cfg, class Tile>
+__device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRegs], u32 slot,
+                                            int chunk, int m_base, int n_base, int M, int N,
+                                            int warp, int lane) {
+  constexpr int kGroups = Cfg::kChunkCols / 8;  // 8-column register groups per chunk
+  const int row0 = 16 * warp + lane / 4;        // warpgroup-local row of h = 0
+  const int m0 = m_base + row0;
+  const int n_lane = n_base + 2 * (lane % 4);
+  if constexpr (Cfg::kOutBytes == 2) {
+    // stmatrix x4 per pair of groups (q, q+1): matrix i = (h = i%2, q + i/2),
+    // 8 rows x 16 bytes each. Lane 8i+r addresses row r of matrix i.
+    const int mi = lane / 8, r = lane % 8;
+    const u32 row_addr = slot + (16 * warp + r + 8 * (mi & 1)) * 128;
+#pragma unroll
+    for (int g = 0; g < kGroups; g += 2) {
+      u32 regs[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const int q = chunk * kGroups + g + i / 2, h = i % 2, c = 2 * (g + i / 2);
+        const int m = m0 + 8 * h, n = n_lane + 8 * q;
+        regs[i] = pack2<typename Cfg::TD>(
+            epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, c, M, N),
+            epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, c + 1, M, N));
+      }
+      const u32 unit = static_cast<u32>((g + mi / 2) ^ r);
+      stmatrix_x4(row_addr + (unit << 4), regs[0], regs[1], regs[2], regs[3]);
+    }
+  } else {
+    // f32: two 8-byte stores per group; a row's 32 bytes span units 2g, 2g+1.
+    const int quad_row = lane / 4;
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int q = chunk * kGroups + g;
+      const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
+      const u32 unit = static_cast<u32>((byte_in_row >> 4) ^ quad_row);
+      const u32 col_addr = slot + (unit << 4) + (byte_in_row & 15);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = m0 + 8 * h, n = n_lane + 8 * q;
+        st_shared_v2_f32(col_addr + (row0 + 8 * h) * 128,
+                         epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, 2 * g, M, N),
+                         epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, 2 * g + 1,
+                                             M, N));
+      }
+    }
+  }
+}
+
+/// Stores one consumer warpgroup's 64 x kWgN tile at (m_base, n_base, l).
+/// `acc` is the (T128,V(kWgN/2)) -> (M64,N kWgN) wgmma accumulator fragment.
+/// `staging` holds kEpiSlots chunks of 64 rows x 128 bytes; a chunk is swizzled
+/// like the D tensor map (16-byte unit u of row r at unit u ^ (r % 8)), which
+/// also keeps the staging stores free of bank conflicts. Tiles wholly inside D
+/// skip the bounds checks. Only thread 0 issues, commits and waits for TMA stores.
+template <class Cfg, class Epi>
+__device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
+                                                     float (&acc)[Cfg::kAccRegs],
+                                                     const CUtensorMap* tma_d, u32 staging,
+                                                     const GemmParams& p, int m_base, int n_base,
+                                                     int l, int tid, int barrier_id) {
+  const int M = p.M, N = p.N;
+  // TMA stores write whole 16-byte units: a chunk that straddles a ragged N
+  // edge is written by the threads instead (see copy_ragged_chunk).
+  const bool ragged_n = (N * Cfg::kOutBytes) % 16 != 0;
+  const bool inside = m_base + 64 <= M && n_base + Cfg::kWgN <= N;
+  const int warp = tid / 32, lane = tid % 32;
+  const int row0 = m_base + 16 * warp + lane / 4;
+  typename TileOf<Epi>::type tile(epi, l);
+
+#pragma unroll
+  for (int round = 0; round < Cfg::kEpiRounds; ++round) {
+    // The slots are free once earlier stores have read them.
+    if (tid == 0) tma_store_wait_read<0>();
+    named_barrier_sync(barrier_id, 128);
+    if (inside) {
+#pragma unroll
+      for (int slot = 0; slot < Cfg::kEpiSlots; ++slot) {
+        const int chunk = round * Cfg::kEpiSlots + slot;
+        stage_chunk<false, Cfg>(tile, acc, staging + slot * Cfg::kChunkBytes, chunk, m_base,
+                                n_base, M, N, warp, lane);
+        tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
+      }
+    } else {
+#pragma unroll
+      for (int slot = 0; slot < Cfg::kEpiSlots; ++slot) {
+        const int chunk = round * Cfg::kEpiSlots + slot;
+        stage_chunk<true, Cfg>(tile, acc, staging + slot * Cfg::kChunkBytes, chunk, m_base,
+                               n_base, M, N, warp, lane);
+        tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
+      }
+    }
+    // Make the generic-proxy writes visible to the TMA engine, then issue.
+    fence_proxy_async_smem();
+    named_barrier_sync(barrier_id, 128);
+#pragma unroll
+    for (int slot = 0; slot < Cfg::kEpiSlots; ++slot) {
+      const int col0 = n_base + (round * Cfg::kEpiSlots + slot) * Cfg::kChunkCols;
+      if (col0 >= N || m_base >= M) continue;  // wholly outside D
+      if (ragged_n && col0 + Cfg::kChunkCols > N)
+        copy_ragged_chunk<Cfg>(staging + slot * Cfg::kChunkBytes, p, m_base, col0, l, tid);
+      else if (tid == 0)
+        tma_store_3d(tma_d, staging + slot * Cfg::kChunkBytes, col0, m_base, l);
+    }
+    if (tid == 0) tma_store_commit();
+  }
+  tile.end_tile(row0, M, lane);
+}
+
+}  // namespace epigemm::sm90

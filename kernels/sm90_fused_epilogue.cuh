@@ -1,0 +1,195 @@
+// The generated epilogue (EpgEpilogue from src/codegen) as the sm90 GEMM's
+// hook: a Tile per warpgroup tile whose context loads operands by their
+// strides, hands output D back to the kernel (staged and TMA-stored), writes
+// other tile outputs directly, and keeps reductions in registers until the
+// chunk (columns) or tile (rows, everything) ends: warp shuffles, then atomics.
+#pragma once
+
+#include "dtypes.cuh"
+#include "epilogue_ops.cuh"
+#include "epilogue_params.cuh"
+#include "reduce_atomics.cuh"
+
+// The kernel's f32 accumulator as the epilogue's Acc type. An f16
+// accumulator is the f32 sum rounded once, as the reference defines it.
+template <class Acc> __device__ __forceinline__ Acc epg_sm90_acc(float acc);
+template <> __device__ __forceinline__ float epg_sm90_acc<float>(float acc) { return acc; }
+template <> __device__ __forceinline__ __half epg_sm90_acc<__half>(float acc) { return __float2half_rn(acc); }
+
+// A value stored to D, as the f32 the kernel rounds to D's type.
+__device__ __forceinline__ float epg_sm90_result(float v) { return v; }
+__device__ __forceinline__ float epg_sm90_result(__half v) { return __half2float(v); }
+
+// Epi: the generated EpgEpilogue; kDSlot: the output slot of D; kChunkCols:
+// columns of one staged output chunk (128 bytes of D's type).
+template <class Epi, int kDSlot, int kChunkCols>
+struct EpgSm90Hook {
+  using Compute = typename Epi::Compute;
+  using Params = typename Epi::Params;
+  static constexpr int kReduceSlots = Epi::kNumReduce > 0 ? Epi::kNumReduce : 1;
+  static constexpr int kInputs = Epi::kNumInputs > 0 ? Epi::kNumInputs : 1;
+  static constexpr int kCols = kChunkCols / 4;  // a thread's columns in one chunk
+
+  Params params;
+
+  // Per warpgroup tile: the batch, scalars loaded once, reduction partials
+  // (rows: the thread's two rows h; columns: its kCols columns of the current
+  // chunk; all: one value).
+  struct Tile {
+    const Params& p;
+    long long l;
+    Compute scalar[kInputs];
+    Compute row[kReduceSlots][2];
+    Compute col[kReduceSlots][kCols];
+    Compute all[kReduceSlots];
+
+    __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch) : p(hook.params), l(batch) {
+      load_scalars<0>();
+      Reset reset{*this};
+      Epi::for_each_reduce(reset);
+    }
+
+    template <int I>
+    __device__ __forceinline__ void load_scalars() {
+      if constexpr (I < Epi::kNumInputs) {
+        constexpr int kKind = Epi::kInLoadKind[I];
+        const EpgOperand& o = p.in[I];
+        if constexpr (kKind == kEpgLoadScalarValue) {
+          scalar[I] = static_cast<Compute>(o.value);
+        } else if constexpr (kKind == kEpgLoadScalarTensor) {
+          scalar[I] = epg_load<Epi::kInDType[I], Compute>(o.ptr, l * o.stride_l);
+        }
+        load_scalars<I + 1>();
+      }
+    }
+
+    // One element: h and c are the register coordinates of the kernel's Tile
+    // contract (sm90_epilogue.cuh).
+    __device__ __forceinline__ float operator()(float acc, int m, int n, int h, int c) {
+      Ctx ctx{*this, m, n, h, c, 0.f};
+      Epi::apply(ctx, epg_sm90_acc<typename Epi::Acc>(acc));
+      return ctx.result;
+    }
+
+    __device__ __forceinline__ void end_chunk(int n_chunk, int row0, int M, int N, int lane) {
+      (void)row0;
+      (void)M;
+      FlushColumns flush{*this, n_chunk, N, lane};
+      Epi::for_each_reduce(flush);
+    }
+
+    __device__ __forceinline__ void end_tile(int row0, int M, int lane) {
+      FlushRowsAndAll flush{*this, row0, M, lane};
+      Epi::for_each_reduce(flush);
+    }
+  };
+
+  // The context the generated epilogue_apply() talks to for one element.
+  struct Ctx {
+    Tile& t;
+    long long m, n;
+    int h, c;
+    float result;
+
+    template <int I>
+    __device__ __forceinline__ Compute load() const {
+      constexpr int kKind = Epi::kInLoadKind[I];
+      constexpr int kDType = Epi::kInDType[I];
+      const EpgOperand& o = t.p.in[I];
+      if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
+        return t.scalar[I];
+      } else if constexpr (kKind == kEpgLoadRow) {
+        return epg_load<kDType, Compute>(o.ptr, t.l * o.stride_l + n * o.stride_n);
+      } else if constexpr (kKind == kEpgLoadColumn) {
+        return epg_load<kDType, Compute>(o.ptr, t.l * o.stride_l + m * o.stride_m);
+      } else {
+        return epg_load<kDType, Compute>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n);
+      }
+    }
+
+    template <int J, class V>
+    __device__ __forceinline__ void store(V value) {
+      if constexpr (J == kDSlot) {
+        result = epg_sm90_result(value);
+      } else {
+        const EpgOperand& o = t.p.out[J];
+        epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n, value);
+      }
+    }
+
+    template <int J>
+    __device__ __forceinline__ void reduce(Compute value) {
+      constexpr int kKind = Epi::kOutStoreKind[J];
+      constexpr int kOp = Epi::kOutReduceOp[J];
+      constexpr int kSlot = Epi::kOutReduceSlot[J];
+      if constexpr (kKind == kEpgStoreRowReduce) {
+        t.row[kSlot][h] = epg_reduce_combine<kOp>(t.row[kSlot][h], value);
+      } else if constexpr (kKind == kEpgStoreColumnReduce) {
+        t.col[kSlot][c] = epg_reduce_combine<kOp>(t.col[kSlot][c], value);
+      } else {
+        t.all[kSlot] = epg_reduce_combine<kOp>(t.all[kSlot], value);
+      }
+    }
+  };
+
+  // Visitors over the reduce outputs (Epi::for_each_reduce calls visit<J>()).
+  struct Reset {
+    Tile& t;
+    template <int J>
+    __device__ __forceinline__ void visit() {
+      constexpr int kSlot = Epi::kOutReduceSlot[J];
+      const Compute identity = epg_reduce_identity<Epi::kOutReduceOp[J], Compute>();
+      t.row[kSlot][0] = t.row[kSlot][1] = identity;
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) t.col[kSlot][c] = identity;
+      t.all[kSlot] = identity;
+    }
+  };
+
+  // Column reductions of one chunk: the 8 row-lanes of a column combine by
+  // shuffles (lane bits 2-4), then lanes 0-3 add their columns with atomics.
+  struct FlushColumns {
+    Tile& t;
+    int n_chunk, N, lane;
+    template <int J>
+    __device__ __forceinline__ void visit() {
+      if constexpr (Epi::kOutStoreKind[J] == kEpgStoreColumnReduce) {
+        constexpr int kOp = Epi::kOutReduceOp[J];
+        constexpr int kSlot = Epi::kOutReduceSlot[J];
+        const EpgOperand& o = t.p.out[J];
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) {
+          const Compute v = epg_warp_combine<kOp>(t.col[kSlot][c], 0x1c);
+          const int n = n_chunk + 8 * (c / 2) + 2 * (lane % 4) + c % 2;
+          if (lane < 4 && n < N) epg_atomic_reduce_f32<kOp>(o.ptr, t.l * o.stride_l + n * o.stride_n, v);
+          t.col[kSlot][c] = epg_reduce_identity<kOp, Compute>();
+        }
+      }
+    }
+  };
+
+  // Row reductions (the 4 column-lanes of a row combine, lane%4 == 0 adds)
+  // and whole-output reductions (the warp combines, lane 0 adds).
+  struct FlushRowsAndAll {
+    Tile& t;
+    int row0, M, lane;
+    template <int J>
+    __device__ __forceinline__ void visit() {
+      constexpr int kKind = Epi::kOutStoreKind[J];
+      constexpr int kOp = Epi::kOutReduceOp[J];
+      constexpr int kSlot = Epi::kOutReduceSlot[J];
+      const EpgOperand& o = t.p.out[J];
+      if constexpr (kKind == kEpgStoreRowReduce) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const Compute v = epg_warp_combine<kOp>(t.row[kSlot][h], 0x03);
+          const long long m = row0 + 8 * h;
+          if (lane % 4 == 0 && m < M) epg_atomic_reduce_f32<kOp>(o.ptr, t.l * o.stride_l + m * o.stride_m, v);
+        }
+      } else if constexpr (kKind == kEpgStoreScalarReduce) {
+        const Compute v = epg_warp_combine<kOp>(t.all[kSlot], 0x1f);
+        if (lane == 0) epg_atomic_reduce_f32<kOp>(o.ptr, t.l * o.stride_l, v);
+      }
+    }
+  };
+};

@@ -1,0 +1,221 @@
+// The sm90 (Hopper, sm_90a) GEMM kernel: D[l] = epi(A[l] x B[l]). TMA loads A
+// and B into 128-byte-swizzled shared memory, one producer warpgroup feeds two
+// consumer warpgroups (wgmma) through an mbarrier ring, a persistent grid walks
+// the tiles, 2x1 clusters share B by TMA multicast, and D leaves by TMA store.
+#pragma once
+
+#include "sm90_epilogue.cuh"
+#include "sm90_gemm_config.cuh"
+#include "sm90_ptx.cuh"
+#include "sm90_tile_scheduler.cuh"
+
+namespace epigemm::sm90 {
+
+/// Shared-memory addresses of one CTA's buffers (all 1024-byte aligned).
+template <class Cfg>
+struct SmemLayout {
+  u32 base;
+  __device__ __forceinline__ u32 tile_a(int stage) const { return base + stage * Cfg::kStageBytes; }
+  __device__ __forceinline__ u32 tile_b(int stage) const { return tile_a(stage) + Cfg::kTileABytes; }
+  __device__ __forceinline__ u32 staging(int consumer) const {
+    return base + Cfg::kEpiOffset + consumer * Cfg::kEpiSlots * Cfg::kChunkBytes;
+  }
+  __device__ __forceinline__ u32 full_bar(int stage) const { return base + Cfg::kBarOffset + 8 * stage; }
+  __device__ __forceinline__ u32 empty_bar(int stage) const {
+    return base + Cfg::kBarOffset + 8 * (Cfg::kStages + stage);
+  }
+};
+
+/// Producer: one elected thread issues the TMA loads of every k-block of every
+/// tile this cluster owns, kStages ahead of the consumers. With a 2x1 cluster
+/// each CTA loads its own A and half of B, multicasting that half to both.
+template <class Cfg>
+__device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_a,
+                                        const CUtensorMap* tma_b, const GemmParams& p) {
+  const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
+  const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
+  const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
+  int stage = 0;
+  u32 phase = 0;
+  for (int t = blockIdx.x / Cfg::kClusterM; t < sched.total; t += gridDim.x / Cfg::kClusterM) {
+    const TileCoord tile = sched.tile(t, rank);
+    const int la = p.a_batched ? tile.l : 0;
+    const int lb = p.b_batched ? tile.l : 0;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      // Wait until every consumer in the cluster has released this stage.
+      mbar_wait(smem.empty_bar(stage), phase ^ 1);
+      const u32 full = smem.full_bar(stage);
+      mbar_arrive_expect_tx(full, Cfg::kStageBytes);
+      const int k0 = kb * Cfg::kBK;
+      const u32 a = smem.tile_a(stage);
+      if constexpr (Cfg::kMajorA == Major::K) {
+        tma_load_3d(a, tma_a, full, k0, tile.m0, la);  // kBM rows x 128 B
+      } else {
+#pragma unroll
+        for (int c = 0; c < Cfg::kBM / 64; ++c)  // chunk c: kBK rows x 64 M elements
+          tma_load_3d(a + c * Cfg::kMnChunkBytes, tma_a, full, tile.m0 + 64 * c, k0, la);
+      }
+      const u32 b = smem.tile_b(stage);
+      constexpr u16 kMask = static_cast<u16>((1 << Cfg::kClusterM) - 1);
+      if constexpr (Cfg::kMajorB == Major::K) {
+        constexpr int kRows = Cfg::kBN / Cfg::kClusterM;
+        const u32 dst = b + rank * kRows * 128;
+        if constexpr (Cfg::kClusterM == 1)
+          tma_load_3d(dst, tma_b, full, k0, tile.n0, lb);
+        else
+          tma_load_3d_multicast(dst, tma_b, full, kMask, k0, tile.n0 + rank * kRows, lb);
+      } else {
+        constexpr int kChunks = Cfg::kBN / 64 / Cfg::kClusterM;
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          const int chunk = rank * kChunks + c;
+          const u32 dst = b + chunk * Cfg::kMnChunkBytes;
+          if constexpr (Cfg::kClusterM == 1)
+            tma_load_3d(dst, tma_b, full, tile.n0 + 64 * chunk, k0, lb);
+          else
+            tma_load_3d_multicast(dst, tma_b, full, kMask, tile.n0 + 64 * chunk, k0, lb);
+        }
+      }
+      if (++stage == Cfg::kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+  }
+}
+
+/// Releases a stage: one thread per consumer warpgroup arrives on the stage's
+/// empty barrier in every CTA of the cluster (their producers multicast into us).
+template <class Cfg>
+__device__ __forceinline__ void release_stage(const SmemLayout<Cfg>& smem, int stage, int tid) {
+  if (tid != 0) return;
+  if constexpr (Cfg::kClusterM == 1) {
+    mbar_arrive(smem.empty_bar(stage));
+  } else {
+#pragma unroll
+    for (int r = 0; r < Cfg::kClusterM; ++r)
+      mbar_arrive_cluster(map_to_cta(smem.empty_bar(stage), static_cast<u32>(r)));
+  }
+}
+
+/// Consumer warpgroup `consumer` (0 or 1): wgmma over the k-blocks of each tile
+/// into a (T128,V(kWgN/2)) -> (M64,N kWgN) register fragment, then the epilogue.
+template <class Cfg, class Epi>
+__device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_d,
+                                        const GemmParams& p, const Epi& epi, int consumer) {
+  const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
+  const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
+  const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
+  const int tid = threadIdx.x % 128;
+  // This warpgroup's 64 x kWgN part of the CTA tile.
+  const int wg_m = Cfg::kWgAlongM == 2 ? consumer : 0;
+  const int wg_n = Cfg::kWgAlongM == 2 ? 0 : consumer;
+
+  // Stage-0 descriptors. K-major: 128-byte rows, 8-row atoms 1024 B apart; one
+  // wgmma's K slice is 32 bytes along the row. MN-major: 64-element chunks
+  // kMnChunkBytes apart (LBO), 8-row K groups 1024 B apart (SBO); one wgmma's
+  // K slice is kInstK rows of 128 B.
+  u64 desc_a, desc_b;
+  constexpr u32 kStepA = Cfg::kMajorA == Major::K ? 32 : Cfg::kInstK * 128;
+  constexpr u32 kStepB = Cfg::kMajorB == Major::K ? 32 : Cfg::kInstK * 128;
+  if constexpr (Cfg::kMajorA == Major::K)
+    desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * 64 * 128, 16, 1024);
+  else
+    desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * Cfg::kMnChunkBytes, Cfg::kMnChunkBytes, 1024);
+  if constexpr (Cfg::kMajorB == Major::K)
+    desc_b = make_desc_sw128(smem.tile_b(0) + wg_n * Cfg::kWgN * 128, 16, 1024);
+  else
+    desc_b = make_desc_sw128(smem.tile_b(0) + wg_n * (Cfg::kWgN / 64) * Cfg::kMnChunkBytes,
+                             Cfg::kMnChunkBytes, 1024);
+
+  float acc[Cfg::kAccRegs];  // (T128,V(kWgN/2)) -> (M64,N kWgN)
+#pragma unroll
+  for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.f;
+
+  int stage = 0;
+  u32 phase = 0;
+  for (int t = blockIdx.x / Cfg::kClusterM; t < sched.total; t += gridDim.x / Cfg::kClusterM) {
+    const TileCoord tile = sched.tile(t, rank);
+    int prev = 0;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      mbar_wait(smem.full_bar(stage), phase);
+      const u32 stage_off = static_cast<u32>(stage * Cfg::kStageBytes);
+      wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
+        // The first k-step of a tile overwrites the accumulators (scale-d = 0).
+        wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
+            acc, desc_advance(desc_a, stage_off + ks * kStepA),
+            desc_advance(desc_b, stage_off + ks * kStepB), (kb > 0 || ks > 0) ? 1 : 0);
+      }
+      wgmma_commit();
+      if (kb > 0) {
+        wgmma_wait<1>();  // the previous k-block's wgmmas are done with its stage
+        release_stage(smem, prev, tid);
+      }
+      prev = stage;
+      if (++stage == Cfg::kStages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+    wgmma_wait<0>();
+    fence_regs(acc);
+    release_stage(smem, prev, tid);
+
+    store_warpgroup_tile<Cfg>(epi, acc, tma_d, smem.staging(consumer), p, tile.m0 + wg_m * 64,
+                              tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer);
+  }
+  if (tid == 0) tma_store_wait<0>();  // staging must outlive the last stores
+}
+
+/// The GEMM kernel. Launch with Cfg::kThreads threads, Cfg::kSmemBytes of
+/// dynamic shared memory, a 1-D grid of a multiple of kClusterM CTAs (at most
+/// one per SM; more CTAs than tiles is allowed) and, for kClusterM == 2, a
+/// cluster dimension of (2, 1, 1). Tensor maps (3-D, SWIZZLE_128B, boxes in
+/// GemmConfig): A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L}.
+/// `params` also carries D's pointer and strides (edge chunks, see GemmParams);
+/// `epi` is the per-element hook (see IdentityEpilogue for the contract); it is
+/// a __grid_constant__ parameter, so hooks read their fields in place.
+template <class Cfg, class Epi>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap tma_a,
+                const __grid_constant__ CUtensorMap tma_b,
+                const __grid_constant__ CUtensorMap tma_d, const GemmParams params,
+                const __grid_constant__ Epi epi) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const SmemLayout<Cfg> smem{(smem_addr(smem_raw) + 1023u) & ~1023u};
+  const int warpgroup = threadIdx.x / 128;
+
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < Cfg::kStages; ++s) {
+      mbar_init(smem.full_bar(s), 1);
+      mbar_init(smem.empty_bar(s), Cfg::kConsumers * Cfg::kClusterM);
+    }
+    fence_mbar_init();
+  }
+  if constexpr (Cfg::kClusterM > 1)
+    cluster_sync();  // the peer's barriers exist before anyone signals them
+  else
+    __syncthreads();
+
+  if (warpgroup == 0) {
+    setmaxnreg_dec<Cfg::kProducerRegs>();
+    if (threadIdx.x < 32 && elect_one()) {
+      prefetch_tensormap(&tma_a);
+      prefetch_tensormap(&tma_b);
+      produce<Cfg>(smem, &tma_a, &tma_b, params);
+    }
+  } else {
+    setmaxnreg_inc<Cfg::kConsumerRegs>();
+    consume<Cfg>(smem, &tma_d, params, epi, warpgroup - 1);
+  }
+
+  // No CTA may leave while its peer can still arrive on its barriers.
+  if constexpr (Cfg::kClusterM > 1) cluster_sync();
+#endif
+}
+
+}  // namespace epigemm::sm90

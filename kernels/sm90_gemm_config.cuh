@@ -1,0 +1,117 @@
+// Compile-time configuration of the sm90 GEMM: operand types and majors, tile
+// shape, pipeline depth, cluster shape, and everything derived from them (shared
+// memory carve-up, TMA box sizes the host must encode, warpgroup tiling).
+#pragma once
+
+#include "sm90_wgmma.cuh"
+
+namespace epigemm::sm90 {
+
+/// Which dimension of an operand is contiguous in memory.
+/// A (M x K): K = row-major, MN = column-major.  B (K x N): K = column-major, MN = row-major.
+enum class Major : int { K = 0, MN = 1 };
+
+/// Runtime problem description shared by host and kernel.
+struct GemmParams {
+  int M = 0, N = 0, K = 0, L = 1;
+  int group_m = 8;    ///< cluster rows per group of the swizzled tile order (>= 1)
+  int a_batched = 1;  ///< 0: one A serves every batch (its tensor map has L = 1)
+  int b_batched = 1;  ///< 0: one B serves every batch
+  /// D itself (row-major, element (l, m, n) at d + l*d_batch + m*ldd + n), used
+  /// only for the edge chunks that TMA cannot store: a TMA store writes whole
+  /// 16-byte units, so when N * sizeof(TD) is not a multiple of 16 the last
+  /// columns of a row would spill into D's padding.
+  void* d = nullptr;
+  long long ldd = 0;
+  long long d_batch = 0;
+};
+
+/// Largest dynamic shared memory one block may use on sm_90 (227 KB).
+inline constexpr int kMaxSmemBytes = 232448;
+
+/// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major) or
+/// __nv_fp8_e4m3/__nv_fp8_e5m2 (K-major only); TD: __half, __nv_bfloat16, float.
+/// kBM x kBN: the CTA tile; its two consumer warpgroups each own 64 x kWgN, with
+/// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {64, 128, 192, 256};
+/// kStages: mbarrier ring depth; kClusterM: 1 or 2 (two CTAs along M share B
+/// through TMA multicast);
+/// kEpiSlots: 128-byte-wide output staging buffers per consumer warpgroup
+/// (0 = one per output chunk, i.e. the whole warpgroup tile).
+template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
+          int kStages_, int kClusterM_, int kEpiSlots_ = 0>
+struct GemmConfig {
+  using TA = TA_;
+  using TB = TB_;
+  using TD = TD_;
+  static constexpr Major kMajorA = kMajorA_;
+  static constexpr Major kMajorB = kMajorB_;
+  static constexpr int kBM = kBM_;
+  static constexpr int kBN = kBN_;
+  static constexpr int kStages = kStages_;
+  static constexpr int kClusterM = kClusterM_;
+
+  // ---- operands and the instruction
+  static constexpr int kInBytes = static_cast<int>(sizeof(TA));
+  static constexpr int kBK = 128 / kInBytes;         ///< one 128-byte swizzle row of K
+  static constexpr int kInstK = 32 / kInBytes;       ///< K of one wgmma: 16 (16-bit), 32 (8-bit)
+  static constexpr int kKSteps = kBK / kInstK;       ///< wgmmas per stage and warpgroup
+  static constexpr int kTransA = kMajorA == Major::MN ? 1 : 0;
+  static constexpr int kTransB = kMajorB == Major::MN ? 1 : 0;
+
+  // ---- threads: one producer warpgroup, two consumer warpgroups
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
+  static constexpr int kWgAlongM = kBM / 64;           ///< consumers stacked along M
+  static constexpr int kWgAlongN = kConsumers / kWgAlongM;
+  static constexpr int kWgN = kBN / kWgAlongN;         ///< each consumer owns 64 x kWgN
+  static constexpr int kAccRegs = kWgN / 2;            ///< f32 accumulators per thread
+
+  // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
+  static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
+  static constexpr int kTileBBytes = kBN * 128;  ///< kBN x kBK
+  static constexpr int kStageBytes = kTileABytes + kTileBBytes;
+  static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
+  static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
+  static constexpr int kChunkCols = 128 / kOutBytes;  ///< output columns per staging chunk
+  static constexpr int kChunkBytes = 64 * 128;        ///< 64 rows x 128 bytes
+  static constexpr int kChunksPerWg = kWgN / kChunkCols;
+  static constexpr int kEpiSlots = kEpiSlots_ == 0 ? kChunksPerWg : kEpiSlots_;
+  static constexpr int kEpiRounds = kChunksPerWg / kEpiSlots;
+  static constexpr int kEpiOffset = kStages * kStageBytes;
+  static constexpr int kEpiBytes = kConsumers * kEpiSlots * kChunkBytes;
+  static constexpr int kBarOffset = kEpiOffset + kEpiBytes;
+  static constexpr int kBarBytes = 2 * kStages * 8;
+  /// Dynamic shared memory to request (includes 1 KB of alignment slack).
+  static constexpr int kSmemBytes = 1024 + kBarOffset + kBarBytes;
+
+  // ---- TMA boxes the host must encode (innermost first; all SWIZZLE_128B, 3-D with L)
+  /// A: K-major {kBK, kBM, 1}; MN-major {64, kBK, 1} issued kBM/64 times.
+  static constexpr int kBoxA0 = kMajorA == Major::K ? kBK : 64;
+  static constexpr int kBoxA1 = kMajorA == Major::K ? kBM : kBK;
+  /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued kBN/64/kClusterM times.
+  static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : 64;
+  static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBK;
+  /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}.
+  static constexpr int kBoxD0 = kChunkCols;
+  static constexpr int kBoxD1 = 64;
+
+  static_assert(sizeof(TA) == sizeof(TB), "A and B must have the same element size");
+  static_assert(kInBytes == 2 || (kMajorA == Major::K && kMajorB == Major::K),
+                "8-bit operands must be K-major");
+  static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
+  static_assert(kWgN == 64 || kWgN == 128 || kWgN == 192 || kWgN == 256,
+                "warpgroup tile width must be 64, 128, 192 or 256");
+  static_assert(kClusterM == 1 || kClusterM == 2, "cluster must be 1x1 or 2x1");
+  static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
+                                    : (kBN / 64) % kClusterM == 0 && kBN % 64 == 0,
+                "B tile cannot be split across the cluster");
+  static_assert(kOutBytes == 2 || kOutBytes == 4, "D must be f16, bf16 or f32");
+  static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
+                "staging slots must divide the warpgroup's output chunks");
+  static_assert(kStages >= 2, "need at least two pipeline stages");
+  static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
+};
+
+}  // namespace epigemm::sm90

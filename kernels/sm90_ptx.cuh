@@ -1,0 +1,294 @@
+// Hopper (sm_90a) PTX wrappers: mbarriers, TMA bulk tensor copies, wgmma
+// fences and descriptors, register reallocation, cluster helpers. Each is a
+// short inline function; device-only and NVRTC-compatible (no standard headers).
+#pragma once
+
+namespace epigemm::sm90 {
+
+using u16 = unsigned short;
+using u32 = unsigned int;
+using u64 = unsigned long long;
+
+/// The driver's 128-byte tensor-map object (CUtensorMap), declared here because
+/// <cuda.h> is not available under NVRTC. Encoded on the host with
+/// cuTensorMapEncodeTiled and passed as a `const __grid_constant__` parameter.
+struct alignas(64) CUtensorMap {
+  u64 opaque[16];
+};
+static_assert(sizeof(CUtensorMap) == 128, "CUtensorMap must be 128 bytes");
+
+// ---------------------------------------------------------------- addresses
+
+/// 32-bit shared-memory (shared::cta window) address of a generic pointer.
+__device__ __forceinline__ u32 smem_addr(const void* p) {
+  return static_cast<u32>(__cvta_generic_to_shared(p));
+}
+
+// ---------------------------------------------------------------- threads
+
+/// One lane of the (fully active) warp returns true.
+__device__ __forceinline__ bool elect_one() {
+  u32 pred = 0;
+  asm volatile(
+      "{\n.reg .b32 r;\n.reg .pred p;\nelect.sync r|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(pred));
+  return pred != 0;
+}
+
+/// Lowers this warpgroup's register budget to kRegs (all 128 threads execute it).
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+/// Raises this warpgroup's register budget to kRegs (all 128 threads execute it).
+template <int kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+/// Named barrier `id` over `count` threads (id 0 is __syncthreads).
+__device__ __forceinline__ void named_barrier_sync(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// ---------------------------------------------------------------- clusters
+
+/// This CTA's rank inside its cluster.
+__device__ __forceinline__ u32 cluster_ctarank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+/// Arrive on the cluster-wide barrier (release semantics).
+__device__ __forceinline__ void cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
+}
+
+/// Wait on the cluster-wide barrier (acquire semantics).
+__device__ __forceinline__ void cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+/// Full cluster barrier: every thread of every CTA in the cluster.
+__device__ __forceinline__ void cluster_sync() {
+  cluster_arrive();
+  cluster_wait();
+}
+
+/// Address of the same shared variable in CTA `rank` of the cluster.
+__device__ __forceinline__ u32 map_to_cta(u32 local_addr, u32 rank) {
+  u32 r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(local_addr), "r"(rank));
+  return r;
+}
+
+// ---------------------------------------------------------------- mbarriers
+
+/// Initialises an mbarrier expecting `count` arrivals per phase.
+__device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+
+/// Makes mbarrier initialisation visible to the cluster (and the async proxy).
+__device__ __forceinline__ void fence_mbar_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/// Arrives once and adds `bytes` to the transaction count of the current phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+/// Arrives once on a local mbarrier.
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+
+/// Arrives once on an mbarrier given by its shared::cluster address (any CTA).
+/// NOTE: default (.cta) semantics on purpose: `.release.cluster` adds a
+/// MEMBAR.ALL.GPU before every arrive, which stalls the consumer for a
+/// microsecond per k-block. The data it guards is read by wgmma (async proxy)
+/// and is complete once wgmma.wait_group returns.
+__device__ __forceinline__ void mbar_arrive_cluster(u32 cluster_bar) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_bar) : "memory");
+}
+
+/// True once the phase with parity `parity` has completed.
+__device__ __forceinline__ bool mbar_try_wait(u32 bar, u32 parity) {
+  u32 ok;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok != 0;
+}
+
+/// Spins until the phase with parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+
+// ---------------------------------------------------------------- TMA
+
+/// Prefetches a tensor map (kernel parameter) into the descriptor cache.
+__device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<u64>(map)) : "memory");
+}
+
+/// 2-D tile load global -> shared, completing `bytes` on mbarrier `bar`.
+__device__ __forceinline__ void tma_load_2d(u32 dst, const CUtensorMap* map, u32 bar, int c0,
+                                            int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+/// 3-D tile load global -> shared (coordinates innermost first).
+__device__ __forceinline__ void tma_load_3d(u32 dst, const CUtensorMap* map, u32 bar, int c0,
+                                            int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+/// 2-D tile load multicast to every CTA of the cluster named in `mask`: the
+/// data and the complete_tx land at the same offsets in each of them.
+__device__ __forceinline__ void tma_load_2d_multicast(u32 dst, const CUtensorMap* map, u32 bar,
+                                                      u16 mask, int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+/// 3-D tile load multicast to the CTAs in `mask`.
+__device__ __forceinline__ void tma_load_3d_multicast(u32 dst, const CUtensorMap* map, u32 bar,
+                                                      u16 mask, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%4, %5, %6}], [%2], %3;\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+/// 3-D tile store shared -> global; out-of-bounds parts of the box are clipped.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, u32 src, int c0, int c1,
+                                             int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+          reinterpret_cast<u64>(map)),
+      "r"(src), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+/// Closes the current group of bulk stores.
+__device__ __forceinline__ void tma_store_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/// Waits until at most kPending store groups still read shared memory.
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Waits until at most kPending store groups are incomplete (writes done).
+template <int kPending>
+__device__ __forceinline__ void tma_store_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Orders this thread's generic-proxy shared-memory writes before later
+/// async-proxy (TMA, wgmma) accesses.
+__device__ __forceinline__ void fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+// ---------------------------------------------------------------- wgmma
+
+/// Orders register/shared accesses before the warpgroup's next wgmma.
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+/// Closes the current group of wgmma operations.
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+/// Waits until at most kPending wgmma groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Tells the compiler that the accumulators may change here, so reads and
+/// writes of them are not moved across wgmma issue/wait points.
+template <int kN>
+__device__ __forceinline__ void fence_regs(float (&d)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+/// Shared-memory matrix descriptor for a 128-byte-swizzled operand tile.
+/// K-major: rows of 128 bytes along K, 8-row atoms `sbo` bytes apart (lbo unused).
+/// MN-major: 64-element MN chunks `lbo` bytes apart, 8-row K groups `sbo` apart.
+__device__ __forceinline__ u64 make_desc_sw128(u32 smem, u32 lbo, u32 sbo) {
+  u64 d = static_cast<u64>((smem & 0x3FFFF) >> 4);
+  d |= static_cast<u64>((lbo & 0x3FFFF) >> 4) << 16;
+  d |= static_cast<u64>((sbo & 0x3FFFF) >> 4) << 32;
+  d |= 1ull << 62;  // swizzle mode 1: 128-byte
+  return d;
+}
+
+/// Moves a descriptor's start address by `bytes` (a multiple of 16).
+__device__ __forceinline__ u64 desc_advance(u64 desc, u32 bytes) {
+  return desc + static_cast<u64>(bytes >> 4);
+}
+
+// ---------------------------------------------------------------- shared stores
+
+/// 4-byte shared store.
+__device__ __forceinline__ void st_shared_b32(u32 addr, u32 v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
+/// 2-byte shared load.
+__device__ __forceinline__ u16 ld_shared_b16(u32 addr) {
+  u16 v;
+  asm volatile("ld.shared.b16 %0, [%1];\n" : "=h"(v) : "r"(addr) : "memory");
+  return v;
+}
+
+/// 4-byte shared load.
+__device__ __forceinline__ u32 ld_shared_b32(u32 addr) {
+  u32 v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+
+/// Stores four 8x8 b16 matrices: register i of lane t holds row t/4, columns
+/// 2*(t%4), 2*(t%4)+1 of matrix i; lane 8i+r gives the address of row r of matrix i.
+__device__ __forceinline__ void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+/// 8-byte shared store of two floats.
+__device__ __forceinline__ void st_shared_v2_f32(u32 addr, float a, float b) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
+
+}  // namespace epigemm::sm90

@@ -1,0 +1,140 @@
+// wgmma.mma_async wrappers (shared-memory A and B, f32 accumulators) for the
+// warpgroup tile widths the sm90 GEMM uses: m64nNk16 for f16/bf16 (either
+// operand K- or MN-major) and m64nNk32 for fp8 e4m3/e5m2 (K-major only).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include "sm90_ptx.cuh"
+
+// Accumulator fragment of m64nNk{16,32} with f32 D, per thread of the warpgroup:
+// (T128,V(N/2)) -> (M64,N): thread t = 32*w + l, value i:
+//   row = 16*w + l/4 + 8*((i/2)%2),  col = 8*(i/4) + 2*(l%4) + i%2.
+
+// Asm operand lists for the accumulators ("+f", read and written).
+#define EPIGEMM_ACC8(d, i)                                                               \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define EPIGEMM_ACC32(d, i) \
+  EPIGEMM_ACC8(d, i), EPIGEMM_ACC8(d, i + 8), EPIGEMM_ACC8(d, i + 16), EPIGEMM_ACC8(d, i + 24)
+#define EPIGEMM_ACC_OPS32(d) EPIGEMM_ACC32(d, 0)
+#define EPIGEMM_ACC_OPS64(d) EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32)
+#define EPIGEMM_ACC_OPS96(d) EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64)
+#define EPIGEMM_ACC_OPS128(d) \
+  EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64), EPIGEMM_ACC32(d, 96)
+
+// The same accumulators as a PTX vector of operand numbers.
+#define EPIGEMM_WGMMA_REGS32 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+
+#define EPIGEMM_WGMMA_REGS64 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, " \
+  "%56, %57, %58, %59, %60, %61, %62, %63}"
+
+#define EPIGEMM_WGMMA_REGS96 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, " \
+  "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, " \
+  "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, " \
+  "%92, %93, %94, %95}"
+
+#define EPIGEMM_WGMMA_REGS128 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, " \
+  "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, " \
+  "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, " \
+  "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, " \
+  "%108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, " \
+  "%123, %124, %125, %126, %127}"
+
+// One 16-bit wgmma: operands after the accumulators are desc_a (PA), desc_b
+// (PB), scale-d (PS, 0 makes D = A*B), trans-a (PTA) and trans-b (PTB).
+#define EPIGEMM_WGMMA_16BIT(NAME, SHAPE, TYPES, REGS, ACC, R, PA, PB, PS, PTA, PTB)          \
+  template <int kTransA, int kTransB>                                                       \
+  static __device__ __forceinline__ void NAME(float(&d)[R], u64 desc_a, u64 desc_b,          \
+                                              int scale_d) {                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                           \
+                 "wgmma.mma_async.sync.aligned." SHAPE "." TYPES " " REGS ", %" #PA ", %" #PB \
+                 ", p, 1, 1, %" #PTA ", %" #PTB ";\n}\n"                                    \
+                 : ACC(d)                                                                   \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));     \
+  }
+
+// One fp8 wgmma (both operands K-major, no transpose operands).
+#define EPIGEMM_WGMMA_8BIT(NAME, SHAPE, TYPES, REGS, ACC, R, PA, PB, PS)                     \
+  static __device__ __forceinline__ void NAME(float(&d)[R], u64 desc_a, u64 desc_b,          \
+                                              int scale_d) {                                \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                           \
+                 "wgmma.mma_async.sync.aligned." SHAPE "." TYPES " " REGS ", %" #PA ", %" #PB \
+                 ", p, 1, 1;\n}\n"                                                          \
+                 : ACC(d)                                                                   \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                 \
+  }
+
+#define EPIGEMM_DEFINE_WGMMA(N, R, REGS, ACC, PA, PB, PS, PTA, PTB)                            \
+  template <>                                                                                 \
+  struct Wgmma<N> {                                                                           \
+    static constexpr int kRegs = R;                                                           \
+    EPIGEMM_WGMMA_16BIT(f16, "m64n" #N "k16", "f32.f16.f16", REGS, ACC, R, PA, PB, PS, PTA, PTB) \
+    EPIGEMM_WGMMA_16BIT(bf16, "m64n" #N "k16", "f32.bf16.bf16", REGS, ACC, R, PA, PB, PS, PTA,   \
+                        PTB)                                                                  \
+    EPIGEMM_WGMMA_8BIT(e4m3_e4m3, "m64n" #N "k32", "f32.e4m3.e4m3", REGS, ACC, R, PA, PB, PS)  \
+    EPIGEMM_WGMMA_8BIT(e4m3_e5m2, "m64n" #N "k32", "f32.e4m3.e5m2", REGS, ACC, R, PA, PB, PS)  \
+    EPIGEMM_WGMMA_8BIT(e5m2_e4m3, "m64n" #N "k32", "f32.e5m2.e4m3", REGS, ACC, R, PA, PB, PS)  \
+    EPIGEMM_WGMMA_8BIT(e5m2_e5m2, "m64n" #N "k32", "f32.e5m2.e5m2", REGS, ACC, R, PA, PB, PS)  \
+  };
+
+namespace epigemm::sm90 {
+
+/// wgmma.mma_async m64nN with both operands in shared memory; N is the
+/// warpgroup tile width. Member functions are named after the operand types.
+template <int kN>
+struct Wgmma;
+
+EPIGEMM_DEFINE_WGMMA(64, 32, EPIGEMM_WGMMA_REGS32, EPIGEMM_ACC_OPS32, 32, 33, 34, 35, 36)
+EPIGEMM_DEFINE_WGMMA(128, 64, EPIGEMM_WGMMA_REGS64, EPIGEMM_ACC_OPS64, 64, 65, 66, 67, 68)
+EPIGEMM_DEFINE_WGMMA(192, 96, EPIGEMM_WGMMA_REGS96, EPIGEMM_ACC_OPS96, 96, 97, 98, 99, 100)
+EPIGEMM_DEFINE_WGMMA(256, 128, EPIGEMM_WGMMA_REGS128, EPIGEMM_ACC_OPS128, 128, 129, 130, 131,
+                     132)
+
+/// Compile-time type equality (no <type_traits> under NVRTC).
+template <class A, class B>
+inline constexpr bool kSameType = false;
+template <class A>
+inline constexpr bool kSameType<A, A> = true;
+
+/// Issues one wgmma for operand types TA x TB (f16, bf16, e4m3, e5m2) into the
+/// (T128,V(N/2)) -> (M64,N) accumulator fragment `d`. kTransA/kTransB = 1
+/// selects an MN-major operand (16-bit types only).
+template <class TA, class TB, int kN, int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], u64 desc_a, u64 desc_b,
+                                         int scale_d) {
+  using Op = Wgmma<kN>;
+  if constexpr (kSameType<TA, __half> && kSameType<TB, __half>) {
+    Op::template f16<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+  } else if constexpr (kSameType<TA, __nv_bfloat16> && kSameType<TB, __nv_bfloat16>) {
+    Op::template bf16<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+  } else {
+    static_assert(kTransA == 0 && kTransB == 0, "fp8 wgmma needs K-major A and B");
+    if constexpr (kSameType<TA, __nv_fp8_e4m3> && kSameType<TB, __nv_fp8_e4m3>) {
+      Op::e4m3_e4m3(d, desc_a, desc_b, scale_d);
+    } else if constexpr (kSameType<TA, __nv_fp8_e4m3> && kSameType<TB, __nv_fp8_e5m2>) {
+      Op::e4m3_e5m2(d, desc_a, desc_b, scale_d);
+    } else if constexpr (kSameType<TA, __nv_fp8_e5m2> && kSameType<TB, __nv_fp8_e4m3>) {
+      Op::e5m2_e4m3(d, desc_a, desc_b, scale_d);
+    } else {
+      static_assert(kSameType<TA, __nv_fp8_e5m2> && kSameType<TB, __nv_fp8_e5m2>,
+                    "unsupported wgmma operand types");
+      Op::e5m2_e5m2(d, desc_a, desc_b, scale_d);
+    }
+  }
+}
+
+}  // namespace epigemm::sm90

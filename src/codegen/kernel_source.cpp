@@ -1,0 +1,102 @@
+// Instantiates kernel templates with the generated epilogue, and computes
+// the problem-class key the providers' memory caches use.
+#include "codegen/kernel_source.hpp"
+
+#include <sstream>
+
+#include "api/epilogue_program.hpp"
+#include "codegen/epilogue_emitter.hpp"
+#include "ir/printer.hpp"
+#include "support/hash.hpp"
+
+namespace epigemm::codegen {
+namespace {
+
+constexpr std::string_view kSimtHeaders[] = {"epilogue_params.cuh", "dtypes.cuh", "epilogue_ops.cuh",
+                                             "reduce_atomics.cuh", "simt_gemm.cuh"};
+
+/// The printed DAG, one "// " comment line per line.
+std::string dag_comment(const ir::Dag& dag) {
+  std::istringstream lines(ir::print_text(dag));
+  std::string line, text;
+  while (std::getline(lines, line)) text += "//   " + line + "\n";
+  return text;
+}
+
+std::string simt_entry_points(const detail::Problem& p) {
+  const std::string args = "const __grid_constant__ EpgSimtArgs<EpgEpilogue> args";
+  std::ostringstream out;
+  out << "extern \"C\" __global__ void __launch_bounds__(" << kSimtThreads << ") " << kSimtGemmKernel << "(" << args
+      << ") {\n"
+      << "  epg_simt_gemm<" << device_dtype_name(p.A.dtype) << ", " << device_dtype_name(p.B.dtype)
+      << ", EpgEpilogue>(args);\n}\n\n";
+  out << "extern \"C\" __global__ void __launch_bounds__(" << kSimtThreads << ") " << kSimtFillKernel << "(" << args
+      << ") {\n  epg_simt_fill_identity<EpgEpilogue>(args);\n}\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string_view to_string(KernelTemplate kind) noexcept {
+  switch (kind) {
+    case KernelTemplate::simt: return "simt";
+  }
+  return "unknown";
+}
+
+std::optional<KernelTemplate> parse_kernel_template(std::string_view name) noexcept {
+  if (name == "simt") return KernelTemplate::simt;
+  return std::nullopt;
+}
+
+Status can_instantiate(const detail::Problem& p, KernelTemplate kind) {
+  if (p.dag == nullptr) return Status::unsupported("the problem has no epilogue DAG");
+  if (Status s = can_emit(*p.dag, p.accumulator, p.compute); !s) return s;
+  if (kind == KernelTemplate::simt) {
+    const DType a = p.A.dtype, b = p.B.dtype, acc = p.accumulator;
+    const auto integer = [](DType t) { return t == DType::i8 || t == DType::u8 || t == DType::i32; };
+    if ((acc == DType::i32) != (integer(a) && integer(b))) {
+      return Status::unsupported("accumulator " + std::string(to_string(acc)) + " with A " +
+                                 std::string(to_string(a)) + " and B " + std::string(to_string(b)) +
+                                 ": the simt kernel sums integer operands in i32 and float operands in f32/f16/f64");
+    }
+  }
+  return Status::ok();
+}
+
+std::string kernel_source(const detail::Problem& p, KernelTemplate kind) {
+  const Status status = can_instantiate(p, kind);
+  if (!status) throw Error(ErrorKind::Unsupported, status.reason());
+  std::ostringstream out;
+  out << "// epigemm " << to_string(kind) << " kernel: A " << to_string(p.A.dtype) << ", B " << to_string(p.B.dtype)
+      << ", accumulator " << to_string(p.accumulator) << ", compute " << to_string(p.compute) << ".\n";
+  out << "// The epilogue DAG:\n" << dag_comment(*p.dag) << "\n";
+  out << "#include \"epilogue_params.cuh\"\n#include \"dtypes.cuh\"\n#include \"epilogue_ops.cuh\"\n\n";
+  out << emit_epilogue(*p.dag, p.accumulator, p.compute) << "\n";
+  switch (kind) {
+    case KernelTemplate::simt:
+      out << "#include \"simt_gemm.cuh\"\n\n" << simt_entry_points(p);
+      break;
+  }
+  return out.str();
+}
+
+std::span<const std::string_view> kernel_headers(KernelTemplate kind) noexcept {
+  switch (kind) {
+    case KernelTemplate::simt: return kSimtHeaders;
+  }
+  return {};
+}
+
+std::uint64_t kernel_class_key(const detail::Problem& p, KernelTemplate kind, int target_sm) noexcept {
+  Hasher h(0x6570696c6f677565ull);
+  h.u64(p.program ? p.program->hash : 0);
+  h.value(kind).value(target_sm);
+  h.value(p.A.dtype).value(p.B.dtype).value(p.accumulator).value(p.compute);
+  for (const auto& in : p.inputs) h.value(in.load_kind).value(in.dtype).value(in.tensor != nullptr);
+  h.u64(0xffff);
+  for (const auto& out : p.outputs) h.value(out.store_kind).value(out.dtype).value(out.reduce_op);
+  return h.digest64();
+}
+
+}  // namespace epigemm::codegen

@@ -1,0 +1,55 @@
+// Whole kernel translation units: a kernel template of kernels/ instantiated
+// with the generated epilogue for one problem class, as NVRTC compiles it and
+// `epigemm emit` prints it; and the cheap key that names that class.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "api/problem.hpp"
+#include "epigemm/error.hpp"
+
+namespace epigemm::codegen {
+
+/// The kernel templates of kernels/ that the generator can instantiate.
+enum class KernelTemplate : std::uint8_t {
+  simt,  ///< kernels/simt_gemm.cuh: CUDA-core tiled GEMM, any layout and dtype
+};
+
+/// "simt".
+std::string_view to_string(KernelTemplate kind) noexcept;
+/// The template named `name`; nullopt when unknown.
+std::optional<KernelTemplate> parse_kernel_template(std::string_view name) noexcept;
+
+/// The simt template's entry points (extern "C", so no name lowering):
+/// the GEMM, and the kernel that fills reduce outputs with their identity.
+inline constexpr const char kSimtGemmKernel[] = "epg_simt_gemm_kernel";
+inline constexpr const char kSimtFillKernel[] = "epg_simt_fill_kernel";
+/// Threads per block of both simt kernels, and the simt block tile.
+inline constexpr int kSimtThreads = 256;
+inline constexpr int kSimtTileM = 64, kSimtTileN = 64, kSimtTileK = 16;
+
+/// Whether `kind` can be instantiated for the problem's dtypes; the reason
+/// otherwise. Does not look at pointers, devices or the target.
+Status can_instantiate(const detail::Problem& problem, KernelTemplate kind);
+
+/// The complete CUDA C++ source: includes of kernels/ headers, the printed
+/// DAG as a comment, the generated epilogue and the kernel entry points.
+/// Throws Error(ErrorKind::Unsupported) when can_instantiate() says no.
+std::string kernel_source(const detail::Problem& problem, KernelTemplate kind);
+
+/// The names of the kernels/ headers the source includes (all of them are
+/// embedded; see embedded_kernels.hpp).
+std::span<const std::string_view> kernel_headers(KernelTemplate kind) noexcept;
+
+/// A 64-bit key naming the problem class a kernel is built for: the
+/// program's canonical DAG hash, the template, the target SM, A/B,
+/// accumulator and compute dtypes, and each operand's kind, dtype and reduce
+/// op. Equal keys, equal source. Cheap: hashes a few dozen integers, no text,
+/// no allocation.
+std::uint64_t kernel_class_key(const detail::Problem& problem, KernelTemplate kind, int target_sm) noexcept;
+
+}  // namespace epigemm::codegen

@@ -1,0 +1,111 @@
+// The simt provider's machine checks: driver, device, current device,
+// pointer kinds and alignment, with a small memory of verified pointers.
+#include "providers/simt/simt_device_checks.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "providers/simt/simt_provider.hpp"
+#include "runtime/driver.hpp"
+
+namespace epigemm::detail {
+namespace {
+
+std::string hex_address(std::uintptr_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+  return text;
+}
+
+std::string cuda_name(int device) { return "cuda:" + std::to_string(device); }
+
+/// The device of the calling thread's current context; 0 (the default
+/// device) when no context is current.
+int current_device(const runtime::Driver& driver) {
+  CUcontext context = nullptr;
+  if (driver.ctx_get_current(&context) != CUDA_SUCCESS || context == nullptr) return 0;
+  CUdevice device = 0;
+  if (driver.ctx_get_device(&device) != CUDA_SUCCESS) return 0;
+  return static_cast<int>(device);
+}
+
+}  // namespace
+
+int current_device_target_sm() noexcept {
+  try {
+    const runtime::Driver* driver = runtime::Driver::get();
+    if (driver == nullptr) return 0;
+    return driver->device_info(current_device(*driver)).sm;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+Status SimtDeviceChecks::check(const Problem& p) {
+  if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the simt provider needs CUDA tensors");
+  Status why = Status::ok();
+  const runtime::Driver* driver = runtime::Driver::get(&why);
+  if (driver == nullptr) return Status::unsupported("the simt provider cannot run here: " + why.reason());
+  const int device = p.device_index;
+  if (device < 0 || device >= driver->device_count()) {
+    return Status::unsupported("the tensors are on " + cuda_name(device) + " but this machine has " +
+                               std::to_string(driver->device_count()) + " CUDA device(s)");
+  }
+  const int current = current_device(*driver);
+  if (current != device) {
+    return Status::unsupported("the tensors are on " + cuda_name(device) + " but the current device is " +
+                               cuda_name(current) + "; make " + cuda_name(device) + " current first");
+  }
+  const int sm = driver->device_info(device).sm;
+  if (sm < kMinSm) {
+    return Status::unsupported(cuda_name(device) + " is sm_" + std::to_string(sm) + "; the simt provider needs sm_" +
+                               std::to_string(kMinSm) + " or newer");
+  }
+  if (Status s = check_pointer("A", *p.A.tensor, device); !s) return s;
+  if (Status s = check_pointer("B", *p.B.tensor, device); !s) return s;
+  for (const auto* list : {&p.inputs, &p.outputs}) {
+    for (const EpilogueOperand& op : *list) {
+      if (op.tensor == nullptr) continue;
+      if (Status s = check_pointer(op.name, *op.tensor, device); !s) return s;
+    }
+  }
+  return Status::ok();
+}
+
+Status SimtDeviceChecks::check_pointer(std::string_view name, const TensorRef& t, int device) {
+  const auto address = reinterpret_cast<std::uintptr_t>(t.data);
+  const auto element = static_cast<std::uintptr_t>(size_bytes(t.dtype));
+  if (address % element != 0) {
+    return Status::unsupported(std::string(name) + "'s pointer " + hex_address(address) + " is not aligned to its " +
+                               std::to_string(element) + "-byte " + std::string(to_string(t.dtype)) + " elements");
+  }
+  if (remembered(address, device)) return Status::ok();
+  const runtime::PointerInfo info = runtime::Driver::require().pointer_info(t.data);
+  if (!info.is_device) {
+    return Status::unsupported(std::string(name) + " is a host pointer (" + hex_address(address) +
+                               ") in a tensor marked cuda; the simt provider needs device memory on " +
+                               cuda_name(device));
+  }
+  if (!info.is_managed && info.device != device) {
+    return Status::unsupported(std::string(name) + "'s memory is on " + cuda_name(info.device) + ", not on " +
+                               cuda_name(device) + " where the GEMM runs");
+  }
+  remember(address, device);
+  return Status::ok();
+}
+
+bool SimtDeviceChecks::remembered(std::uintptr_t address, int device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Verified& v : verified_) {
+    if (v.address == address && v.device == device) return true;
+  }
+  return false;
+}
+
+void SimtDeviceChecks::remember(std::uintptr_t address, int device) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  verified_[static_cast<std::size_t>(next_)] = {address, device};
+  next_ = (next_ + 1) % kRemembered;
+}
+
+}  // namespace epigemm::detail

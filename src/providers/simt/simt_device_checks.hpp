@@ -1,0 +1,42 @@
+// What the simt provider checks about the machine before it runs a problem:
+// a driver and device, the tensors on the current device, every pointer
+// device memory on that device and aligned to its element size. Pointers
+// once verified are remembered, so a warm run() asks the driver nothing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string_view>
+
+#include "api/problem.hpp"
+#include "epigemm/error.hpp"
+
+namespace epigemm::detail {
+
+class SimtDeviceChecks {
+ public:
+  /// The lowest SM the simt kernels are built for.
+  static constexpr int kMinSm = 70;
+
+  /// Status::ok() when `problem` can run on its device; else the reason,
+  /// naming the tensor at fault. Allocates only when it fails.
+  Status check(const Problem& problem);
+
+ private:
+  struct Verified {
+    std::uintptr_t address = 0;
+    int device = -1;
+  };
+  static constexpr int kRemembered = 64;
+
+  Status check_pointer(std::string_view name, const TensorRef& tensor, int device);
+  bool remembered(std::uintptr_t address, int device);
+  void remember(std::uintptr_t address, int device);
+
+  std::mutex mutex_;
+  std::array<Verified, kRemembered> verified_{};
+  int next_ = 0;
+};
+
+}  // namespace epigemm::detail

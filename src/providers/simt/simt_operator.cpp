@@ -1,0 +1,152 @@
+// The simt operator: problem checks, JIT build through the runtime's kernel
+// loader (memory cache, disk cache, NVRTC), and launches of the identity
+// fill (when the epilogue reduces) and the GEMM on the caller's stream.
+#include "providers/simt/simt_operator.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include "codegen/device_params.hpp"
+#include "codegen/embedded_kernels.hpp"
+#include "codegen/kernel_source.hpp"
+#include "ir/names.hpp"
+#include "runtime/cuda_objects.hpp"
+#include "runtime/driver.hpp"
+#include "runtime/kernel_cache.hpp"
+#include "support/hash.hpp"
+
+namespace epigemm::detail {
+namespace {
+
+using codegen::KernelTemplate;
+
+OperatorMetadata simt_metadata(int target_sm) {
+  OperatorMetadata md;
+  md.name = "simt_" + std::to_string(codegen::kSimtTileM) + "x" + std::to_string(codegen::kSimtTileN) + "x" +
+            std::to_string(codegen::kSimtTileK);
+  md.provider = "simt";
+  md.min_sm = SimtDeviceChecks::kMinSm;
+  md.tile = {codegen::kSimtTileM, codegen::kSimtTileN, codegen::kSimtTileK};
+  md.stages = 1;
+  md.extra["kernel"] = "simt_gemm";
+  md.extra["threads"] = std::to_string(codegen::kSimtThreads);
+  md.extra["target_sm"] = std::to_string(target_sm);
+  md.extra["reduce_outputs"] = "f32";
+  return md;
+}
+
+unsigned blocks(std::int64_t extent, std::int64_t tile, std::int64_t cap) {
+  return static_cast<unsigned>(std::min((extent + tile - 1) / tile, cap));
+}
+
+bool has_reductions(const Problem& p) noexcept {
+  for (const EpilogueOperand& out : p.outputs) {
+    if (ir::is_reduce_store(out.store_kind)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SimtOperator::SimtOperator(int target_sm) : OperatorImpl(simt_metadata(target_sm)) {}
+
+Status SimtOperator::check_problem(const Problem& p) const {
+  if (Status s = codegen::can_instantiate(p, KernelTemplate::simt); !s) return s;
+  for (const EpilogueOperand& out : p.outputs) {
+    if (ir::is_reduce_store(out.store_kind) && out.dtype != DType::f32) {
+      return Status::unsupported("reduction output '" + std::string(out.name) + "' is " +
+                                 std::string(to_string(out.dtype)) +
+                                 "; the simt provider reduces into f32 tensors only");
+    }
+  }
+  const std::size_t bytes = sizeof(codegen::DeviceGemmArgs) + codegen::epilogue_params_size(p);
+  if (bytes > kMaxArgumentBytes) {
+    return Status::unsupported("the epilogue has " + std::to_string(p.inputs.size() + p.outputs.size()) +
+                               " operands; the simt kernel's arguments hold at most " +
+                               std::to_string((kMaxArgumentBytes - sizeof(codegen::DeviceGemmArgs)) /
+                                              sizeof(codegen::DeviceOperand)));
+  }
+  return Status::ok();
+}
+
+Status SimtOperator::supports(const Problem& p) const {
+  if (Status s = check_problem(p); !s) return s;
+  return device_checks_.check(p);
+}
+
+int SimtOperator::preference(const Problem& problem) const {
+  (void)problem;
+  return -10;
+}
+
+std::uint64_t SimtOperator::key_of(const Problem& p, int sm) const noexcept {
+  return hash_combine(codegen::kernel_class_key(p, KernelTemplate::simt, sm), static_cast<std::uint64_t>(p.device_index));
+}
+
+SimtOperator::Kernels SimtOperator::kernels_for(const Problem& p, int sm) {
+  const std::uint64_t key = key_of(p, sm);
+  {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
+  }
+  const runtime::Driver& driver = runtime::Driver::require();
+  const runtime::LoadedKernel loaded =
+      runtime::KernelLoader::instance().get(key, p.device_index, [&p, sm]() {
+        runtime::KernelSource source;
+        source.source = codegen::kernel_source(p, KernelTemplate::simt);
+        source.name_expression = codegen::kSimtGemmKernel;
+        source.arch = runtime::arch_name(sm);
+        source.options = {"-std=c++17"};
+        source.headers = codegen::embedded_kernel_files();
+        source.file_name = "epigemm_simt.cu";
+        return source;
+      });
+  Kernels k;
+  k.gemm = loaded.function;
+  driver.check(driver.module_get_function(&k.fill, loaded.module, codegen::kSimtFillKernel),
+               "finding the simt identity-fill kernel");
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  kernels_.emplace(key, k);
+  return k;
+}
+
+void SimtOperator::compile(const Problem& p) {
+  const runtime::Driver& driver = runtime::Driver::require();
+  const runtime::ContextGuard guard(driver, p.device_index);
+  kernels_for(p, driver.device_info(p.device_index).sm);
+}
+
+void SimtOperator::run(const Problem& p, void* stream) {
+  const runtime::Driver& driver = runtime::Driver::require();
+  const int device = p.device_index;
+  // NOTE: the guard is only built when another context is current, so the
+  // usual case (the device's primary context current) costs one query.
+  CUcontext current = nullptr;
+  if (driver.ctx_get_current(&current) != CUDA_SUCCESS) current = nullptr;
+  std::optional<runtime::ContextGuard> guard;
+  if (current != driver.primary_context(device)) guard.emplace(driver, device);
+  const Kernels k = kernels_for(p, driver.device_info(device).sm);
+
+  // The kernel argument, EpgSimtArgs: EpgGemmArgs then EpgParams.
+  alignas(16) std::byte arguments[kMaxArgumentBytes];
+  const codegen::DeviceGemmArgs gemm = codegen::gemm_args(p);
+  std::memcpy(arguments, &gemm, sizeof gemm);
+  codegen::fill_epilogue_params(
+      p, std::span<std::byte>(arguments + sizeof gemm, sizeof arguments - sizeof gemm));
+  void* params[] = {arguments};
+
+  runtime::LaunchConfig config;
+  config.stream = static_cast<CUstream>(stream);
+  config.block = {static_cast<unsigned>(codegen::kSimtThreads), 1, 1};
+  if (has_reductions(p)) {
+    config.grid = {blocks(p.L * std::max(p.M, p.N), codegen::kSimtThreads, 1 << 16), 1, 1};
+    driver.launch(k.fill, config, params);
+  }
+  config.grid = {blocks(p.N, codegen::kSimtTileN, 0x7fffffff), blocks(p.M, codegen::kSimtTileM, 65535),
+                 static_cast<unsigned>(std::min<std::int64_t>(p.L, 65535))};
+  driver.launch(k.gemm, config, params);
+}
+
+}  // namespace epigemm::detail

@@ -1,0 +1,141 @@
+// The sm90 provider against cpu_reference on fresh random data, outputs
+// poisoned: every seed epilogue, every op, load and store kind, reductions
+// (rows, columns, everything; negatives and NaN), several outputs, the
+// accumulator returned as it is, and every A/B dtype, major, accumulator and
+// compute type the kernel takes.
+#include "gpu/sm90_problem.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+class Sm90Epilogue : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+  const DTypeCombo kF16{"f16_f32acc", DType::f16, DType::f16, DType::f32, DType::f32};
+
+  /// Prime extents, none a multiple of any tile (M, N) or of the K step.
+  std::string run_case(const EpilogueCase& c, const DTypeCombo& combo, std::int64_t L = 2, std::int64_t M = 197,
+                       std::int64_t N = 133, std::int64_t K = 71, bool a_k_major = true, bool b_k_major = false,
+                       std::function<bool(const OperatorMetadata&)> filter = nullptr) {
+    SCOPED_TRACE(c.name + " with " + combo.name);
+    const runtime::Driver& driver = runtime::Driver::require();
+    GpuProblem p(driver, rng);
+    add_padded_ab(p, combo.a, combo.b, L, M, N, K, a_k_major, b_k_major);
+    add_padded_case(p, c, L, M, N);
+    return run_sm90_and_compare(p, combo.accumulator, combo.compute, std::move(filter));
+  }
+
+  static EpilogueCase find_case(const std::vector<EpilogueCase>& cases, const std::string& name) {
+    for (const auto& c : cases) {
+      if (c.name == name) return c;
+    }
+    ADD_FAILURE() << "no catalog case " << name;
+    return {};
+  }
+};
+
+TEST_F(Sm90Epilogue, EverySeedEpilogueMatchesTheReference) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  for (const EpilogueCase& c : seed_epilogues()) run_case(c, kF16);
+}
+
+TEST_F(Sm90Epilogue, EveryOpLoadKindAndStoreKindMatchesTheReference) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  for (const EpilogueCase& c : coverage_epilogues()) run_case(c, kF16);
+}
+
+TEST_F(Sm90Epilogue, ReductionsOverRowsColumnsAndEverythingOnEveryTile) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  // One element, one ragged tile, and a batch over several tiles of each shape.
+  run_case(reductions, kF16, 1, 1, 1, 5);
+  run_case(reductions, kF16, 1, 64, 64, 16);
+  for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 256, 1}, {128, 128, 1}, {128, 128, 2}, {64, 128, 1}}) {
+    SCOPED_TRACE("tile " + std::to_string(bm) + "x" + std::to_string(bn) + " c" + std::to_string(cm));
+    run_case(reductions, kF16, 3, 331, 283, 19, true, false, pin_tile(bm, bn, cm));
+  }
+}
+
+TEST_F(Sm90Epilogue, ReductionOfABatchIntoOneRowVector) {
+  // (M, 1) for a batch of 3: the row sums reduce over the batch too.
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem p(*driver, rng);
+  const std::int64_t L = 3, M = 150, N = 21, K = 9;
+  add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+  p.set_source("def epi(accum):\n    D = accum\n    s = sum(accum)\n    m = max(accum)\n    return D, s, m\n");
+  p.add("D", DType::f32, {L, M, N}, padded_rows(DType::f32, {L, M, N}), true);
+  p.add("s", DType::f32, {M, 1}, {}, true);
+  p.add("m", DType::f32, {N}, {}, true);
+  run_sm90_and_compare(p);
+}
+
+TEST_F(Sm90Epilogue, NegativeAndNaNValuesInMaxMinAndAmax) {
+  // relu(x) - 3 makes many negatives; log of a negative makes NaN in some rows.
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem p(*driver, rng);
+  const std::int64_t M = 140, N = 264, K = 7;
+  add_padded_ab(p, DType::f16, DType::f16, 1, M, N, K);
+  p.set_source(
+      "def epi(accum, c):\n    D = accum - 3.0\n    n = log(c + 2.5)\n    mx = max(D)\n    mn = min(D)\n"
+      "    am = amax(D)\n    nm = max(n * D)\n    return D, mx, mn, am, nm\n");
+  p.add("c", DType::f32, {M, 1}, {}, false, 0, -4, 2);
+  p.add("D", DType::f32, {1, M, N}, {}, true);
+  p.add("mx", DType::f32, {1, M, 1}, {}, true);
+  p.add("mn", DType::f32, {1, 1, N}, {}, true);
+  p.add("am", DType::f32, {1}, {}, true);
+  p.add("nm", DType::f32, {1, M, 1}, {}, true);
+  run_sm90_and_compare(p);
+}
+
+TEST_F(Sm90Epilogue, OperandMajorsAndDTypesMatchTheReference) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  const EpilogueCase with_accum = find_case(seed_epilogues(), "relu_scale_return_acc");
+  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  for (const DType ab : {DType::f16, DType::bf16}) {
+    const DTypeCombo combo{std::string(to_string(ab)), ab, ab, DType::f32, DType::f32};
+    for (int majors = 0; majors < 4; ++majors) {
+      SCOPED_TRACE("A " + std::string(majors & 1 ? "row" : "column") + "-major, B " +
+                   (majors & 2 ? "column" : "row") + "-major");
+      run_case(with_accum, combo, 2, 150, 77, 45, majors & 1, majors & 2);
+    }
+  }
+  // f16 accumulators (the f32 sum rounded once) and f16/bf16 compute.
+  run_case(with_accum, {"f16_f16acc", DType::f16, DType::f16, DType::f16, DType::f32}, 2, 37, 70, 29);
+  run_case(reductions, {"f16_f16acc", DType::f16, DType::f16, DType::f16, DType::f32}, 1, 50, 23, 17);
+  run_case(with_accum, {"f16_compute_f16", DType::f16, DType::f16, DType::f32, DType::f16}, 2, 37, 70, 29);
+  run_case(reductions, {"bf16_compute_bf16", DType::bf16, DType::bf16, DType::f32, DType::bf16}, 1, 50, 23, 17);
+}
+
+TEST_F(Sm90Epilogue, Fp8OperandsMatchTheReference) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  const EpilogueCase with_accum = find_case(seed_epilogues(), "relu_scale_return_acc");
+  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  const DTypeCombo combos[] = {{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32},
+                               {"e4m3_e5m2", DType::e4m3, DType::e5m2, DType::f32, DType::f32},
+                               {"e5m2_f16acc", DType::e5m2, DType::e5m2, DType::f16, DType::f32}};
+  for (const DTypeCombo& combo : combos) {
+    // fp8 needs both operands K-major: A row-major, B column-major.
+    run_case(with_accum, combo, 2, 131, 90, 150, true, true);
+    run_case(reductions, combo, 1, 77, 45, 33, true, true);
+  }
+}
+
+TEST_F(Sm90Epilogue, OutputDTypesOfD) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  for (const DType d : {DType::f16, DType::bf16, DType::f32}) {
+    for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 128, 1}, {64, 128, 1}}) {
+      SCOPED_TRACE("D " + std::string(to_string(d)) + ", tile " + std::to_string(bm) + "x" + std::to_string(bn));
+      GpuProblem p(*driver, rng);
+      const std::int64_t L = 2, M = 141, N = 300, K = 40;
+      add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+      p.set_source("def epi(accum, alpha, bias):\n    D = relu(accum * alpha + bias)\n    return D\n");
+      p.scalar("alpha", 0.75);
+      p.add("bias", DType::f32, {N});
+      p.add("D", d, {L, M, N}, padded_rows(d, {L, M, N}), true);
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, cm));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace epigemm::testing

@@ -1,0 +1,153 @@
+// Helpers of the sm90 GPU tests on top of GpuProblem: the skip rule (no
+// device, or not an sm_90 one), sm90 queries with an optional pinned tile
+// configuration, row-padded strides that TMA accepts for odd extents, catalog
+// cases with padded tiles, and a run of the chosen sm90 operator against
+// cpu_reference with outputs poisoned twice.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "gpu/gpu_problem.hpp"
+
+namespace epigemm::testing {
+
+/// Skips the calling test without a CUDA device, or when the device is not
+/// sm_90; else makes device 0 current and names the driver `driver_var`.
+#define EPIGEMM_REQUIRE_SM90(driver_var)                                                          \
+  EPIGEMM_REQUIRE_GPU(driver_var);                                                                \
+  if (device_target_sm() != 90) GTEST_SKIP() << "not an sm_90 device (sm_" << device_target_sm() << ")"
+
+/// Only the sm90 provider; `filter` (if any) pins configurations.
+inline OperatorQuery sm90_query(std::function<bool(const OperatorMetadata&)> filter = nullptr) {
+  OperatorQuery query;
+  query.target_sm = 90;
+  query.providers = {"sm90"};
+  query.metadata_filter = std::move(filter);
+  return query;
+}
+
+/// A filter keeping the configuration of tile bm x bn and cluster cm x 1.
+inline std::function<bool(const OperatorMetadata&)> pin_tile(int bm, int bn, int cm) {
+  return [=](const OperatorMetadata& md) { return md.tile.m == bm && md.tile.n == bn && md.cluster.m == cm; };
+}
+
+/// Strides of a row-major (..., R, C) tensor whose rows start 16 bytes apart.
+inline Dims padded_rows(DType dtype, const Dims& shape) {
+  const std::int64_t per16 = 16 / size_bytes(dtype);
+  const int r = shape.size();
+  const std::int64_t pitch = (shape[r - 1] + per16 - 1) / per16 * per16;
+  if (r == 2) return {pitch, 1};
+  return {shape[r - 2] * pitch, pitch, 1};
+}
+
+/// Strides of a column-major (..., R, C) tensor whose columns start 16 bytes apart.
+inline Dims padded_columns(DType dtype, const Dims& shape) {
+  const std::int64_t per16 = 16 / size_bytes(dtype);
+  const int r = shape.size();
+  const std::int64_t pitch = (shape[r - 2] + per16 - 1) / per16 * per16;
+  if (r == 2) return {1, pitch};
+  return {shape[r - 1] * pitch, 1, pitch};
+}
+
+/// A (L, M, K) and B (L, K, N), padded for TMA: A row-major (K-major) or
+/// column-major, B row-major or column-major (K-major).
+inline void add_padded_ab(GpuProblem& p, DType a, DType b, std::int64_t L, std::int64_t M, std::int64_t N,
+                          std::int64_t K, bool a_k_major = true, bool b_k_major = false) {
+  const Dims sa{L, M, K}, sb{L, K, N};
+  p.add("A", a, sa, a_k_major ? padded_rows(a, sa) : padded_columns(a, sa));
+  p.add("B", b, sb, b_k_major ? padded_columns(b, sb) : padded_rows(b, sb));
+}
+
+/// Whether `name` appears in the source's return statement.
+inline bool returned_by(const std::string& source, const std::string& name) {
+  const auto at = source.rfind("return");
+  if (at == std::string::npos) return false;
+  std::string tail = source.substr(at + 6);
+  for (char& c : tail) {
+    if (c == ',' || c == '\n' || c == ';') c = ' ';
+  }
+  return (" " + tail + " ").find(" " + name + " ") != std::string::npos;
+}
+
+/// Every operand of a catalog case for (L, M, N); full tiles get padded
+/// rows (D must have them for TMA; the others exercise strided loads).
+inline void add_padded_case(GpuProblem& p, const EpilogueCase& c, std::int64_t L, std::int64_t M, std::int64_t N) {
+  p.set_source(c.source);
+  for (const CatalogOperand& op : c.operands) {
+    if (op.shape == OperandShape::scalar) {
+      p.scalar(op.name, op.value);
+      continue;
+    }
+    const Dims dims = operand_dims(op.shape, L, M, N);
+    const bool output = op.name == "D" || is_output_shape(op.shape) || returned_by(c.source, op.name);
+    const bool tile = op.shape == OperandShape::tile || op.shape == OperandShape::tile_shared;
+    p.add(op.name, op.dtype, dims, tile ? padded_rows(op.dtype, dims) : Dims{}, output);
+  }
+}
+
+/// Checks that the bytes between the end of each row of output `name` (a
+/// row-major (L, M, N) or (M, N) tensor) and the next row still hold `poison`:
+/// TMA stores write whole 16-byte units, and must not spill into padding.
+inline void expect_row_padding_untouched(GpuProblem& p, const std::string& name, unsigned char poison) {
+  GpuProblem::Operand& op = p.operand(name);
+  const TensorRef& t = op.device_ref;
+  const Dims s = t.effective_strides();
+  const int r = t.rank();
+  const std::int64_t rows = t.shape[r - 2], cols = t.shape[r - 1], pitch = s[r - 2];
+  const std::int64_t batches = r == 3 ? t.shape[0] : 1, batch_stride = r == 3 ? s[0] : 0;
+  if (s[r - 1] != 1 || pitch <= cols) return;  // no padding to look at
+  std::vector<unsigned char> bytes(op.bytes);
+  const std::size_t offset = static_cast<std::size_t>(static_cast<char*>(t.data) - static_cast<char*>(op.device.data()));
+  op.device.download(bytes.data(), op.bytes, offset);
+  const std::int64_t element = size_bytes(t.dtype);
+  int bad = 0;
+  for (std::int64_t l = 0; l < batches; ++l) {
+    for (std::int64_t m = 0; m < rows; ++m) {
+      const std::int64_t row_start = (l * batch_stride + m * pitch) * element;
+      const std::int64_t end = std::min<std::int64_t>(row_start + pitch * element, static_cast<std::int64_t>(op.bytes));
+      for (std::int64_t b = row_start + cols * element; b < end; ++b) {
+        if (bytes[static_cast<std::size_t>(b)] != poison && bad++ < 3) {
+          ADD_FAILURE() << name << "'s padding after row " << m << " of batch " << l << " was overwritten";
+        }
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0) << name << "'s row padding";
+}
+
+/// The candidates of the sm90 provider for the device problem, best first.
+inline std::vector<OperatorCandidate> sm90_candidates(const GpuProblem& p, DType accumulator, DType compute,
+                                                      std::function<bool(const OperatorMetadata&)> filter = nullptr) {
+  return explain_operators(p.args(true, accumulator, compute), sm90_query(std::move(filter)));
+}
+
+/// Runs the first sm90 operator the query admits (it must support the
+/// problem) twice with two poison patterns and compares every output with
+/// cpu_reference. Returns the operator's name.
+inline std::string run_sm90_and_compare(GpuProblem& p, DType accumulator = DType::f32, DType compute = DType::f32,
+                                        std::function<bool(const OperatorMetadata&)> filter = nullptr) {
+  const GemmArguments args = p.args(true, accumulator, compute);
+  const auto candidates = explain_operators(args, sm90_query(std::move(filter)));
+  if (candidates.empty()) {
+    ADD_FAILURE() << "no sm90 operator admitted by the query";
+    return "";
+  }
+  if (!candidates.front().status) {
+    ADD_FAILURE() << "sm90 refused: " << candidates.front().status.reason();
+    return "";
+  }
+  Operator op = candidates.front().op;
+  const runtime::Driver& driver = runtime::Driver::require();
+  for (unsigned char poison : {0xFF, 0x5A}) {
+    p.poison_outputs(poison);
+    op.run(args);
+    driver.check(driver.ctx_synchronize(), "waiting for the sm90 kernel");
+    p.run_reference_once(accumulator, compute);
+    p.compare_outputs(op.name() + ", poison 0x" + std::to_string(poison));
+    expect_row_padding_untouched(p, "D", poison);
+  }
+  return op.name();
+}
+
+}  // namespace epigemm::testing

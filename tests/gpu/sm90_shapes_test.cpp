@@ -1,0 +1,143 @@
+// The sm90 kernel on awkward shapes, on every tile configuration, against
+// cpu_reference: extents of 1, primes and non-multiples of the tile on M, N
+// and K; batches with a shared (stride 0) A or B or epilogue tile; strided
+// epilogue operands; and the tile the heuristic picks for a shape.
+#include "gpu/sm90_problem.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+constexpr const char* kEpilogue =
+    "def epi(accum, alpha, C, bias, col):\n    F = accum * alpha + C * 2.0 + bias - col\n    D = relu(F)\n"
+    "    return D, F\n";
+
+struct Extents {
+  std::int64_t L, M, N, K;
+};
+
+std::string describe(const Extents& e) {
+  return "L M N K = " + std::to_string(e.L) + " " + std::to_string(e.M) + " " + std::to_string(e.N) + " " +
+         std::to_string(e.K);
+}
+
+class Sm90Shapes : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+
+  /// The epilogue operands (C tile, bias row, col column, D and F tiles).
+  static void add_epilogue(GpuProblem& p, Extents e, DType d = DType::f16) {
+    p.set_source(kEpilogue);
+    p.scalar("alpha", 1.5);
+    p.add("C", DType::f16, {e.L, e.M, e.N});
+    p.add("bias", DType::f32, {e.N});
+    p.add("col", DType::bf16, {e.M, 1});
+    p.add("D", d, {e.L, e.M, e.N}, padded_rows(d, {e.L, e.M, e.N}), true);
+    p.add("F", DType::f32, {e.L, e.M, e.N}, {}, true);
+  }
+};
+
+TEST_F(Sm90Shapes, OddExtentsOnEveryTileConfiguration) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  const Extents cases[] = {{1, 1, 1, 1},     {1, 1, 1, 300},   {1, 1, 67, 5},   {1, 67, 1, 5},
+                           {2, 13, 7, 1},    {1, 127, 129, 17}, {1, 128, 256, 64}, {3, 129, 257, 65},
+                           {1, 257, 3, 2},   {2, 3, 251, 37},  {1, 389, 521, 193}};
+  for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 256, 1}, {128, 128, 1}, {128, 128, 2}, {64, 128, 1}}) {
+    for (const Extents& e : cases) {
+      SCOPED_TRACE("tile " + std::to_string(bm) + "x" + std::to_string(bn) + " c" + std::to_string(cm) + ", " +
+                   describe(e));
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::f16, DType::f16, e.L, e.M, e.N, e.K);
+      add_epilogue(p, e);
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, cm));
+    }
+  }
+}
+
+TEST_F(Sm90Shapes, LargerProblemOnNormalData) {
+  // Several waves of tiles over the SMs, values that are not small integers.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const Extents e{2, 1000, 1200, 520};
+  GpuProblem p(*driver, rng);
+  add_padded_ab(p, DType::bf16, DType::bf16, e.L, e.M, e.N, e.K);
+  p.fill_normal("A");
+  p.fill_normal("B", 0.25);
+  add_epilogue(p, e, DType::f32);
+  run_sm90_and_compare(p);
+}
+
+TEST_F(Sm90Shapes, BatchesWithSharedOperands) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  const std::int64_t L = 3, M = 133, N = 47, K = 21;
+  {
+    SCOPED_TRACE("A (M, K) shared by the batch");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::f16, {M, K}, padded_rows(DType::f16, {M, K}));
+    p.add("B", DType::f16, {L, K, N}, padded_rows(DType::f16, {L, K, N}));
+    add_epilogue(p, {L, M, N, K});
+    run_sm90_and_compare(p);
+  }
+  {
+    SCOPED_TRACE("B (1, K, N) column-major and A with batch stride 0");
+    GpuProblem p(*driver, rng);
+    const Dims a_strides = padded_rows(DType::bf16, {L, M, K});
+    p.add("A", DType::bf16, {L, M, K}, {0, a_strides[1], 1});
+    p.add("B", DType::bf16, {1, K, N}, padded_columns(DType::bf16, {1, K, N}));
+    add_epilogue(p, {L, M, N, K});
+    run_sm90_and_compare(p);
+  }
+  {
+    SCOPED_TRACE("epilogue tile shared by the batch and per-batch rows, columns and scalars");
+    GpuProblem p(*driver, rng);
+    add_padded_ab(p, DType::f16, DType::f16, L, M, N, K);
+    p.set_source("def epi(accum, C, r, c, s):\n    D = accum + C * r - c + s\n    return D\n");
+    p.add("C", DType::f16, {M, N});
+    p.add("r", DType::f32, {L, 1, N});
+    p.add("c", DType::f32, {L, M, 1});
+    p.add("s", DType::f32, {1});
+    p.add("D", DType::bf16, {L, M, N}, padded_rows(DType::bf16, {L, M, N}), true);
+    run_sm90_and_compare(p);
+  }
+}
+
+TEST_F(Sm90Shapes, StridedAndColumnMajorEpilogueOperands) {
+  // Only A, B and D go through TMA; the epilogue's other operands may have
+  // any strides and alignment of their element.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const Extents e{2, 45, 38, 29};
+  GpuProblem p(*driver, rng);
+  add_padded_ab(p, DType::bf16, DType::bf16, e.L, e.M, e.N, e.K, false, true);
+  p.set_source(kEpilogue);
+  p.scalar("alpha", -0.5);
+  p.add("C", DType::f16, {e.L, e.M, e.N}, {e.M * e.N * 2, 1, e.M}, false, 2);
+  p.add("bias", DType::f32, {e.N}, {3});
+  p.add("col", DType::bf16, {e.M, 1}, {2, 1}, false, 6);
+  p.add("D", DType::f16, {e.L, e.M, e.N}, padded_rows(DType::f16, {e.L, e.M, e.N}), true);
+  p.add("F", DType::f32, {e.L, e.M, e.N}, {e.M * e.N, 1, e.M}, true, 4);
+  run_sm90_and_compare(p);
+}
+
+TEST_F(Sm90Shapes, TheHeuristicPicksTheTileForTheShape) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  struct Pick {
+    Extents e;
+    int bm, bn;
+  };
+  // Small M: 64-row tiles; big square: the 128x256 tile.
+  const Pick picks[] = {{{1, 16, 1024, 64}, 64, 128}, {{1, 64, 2048, 64}, 64, 128}, {{1, 4096, 4096, 64}, 128, 256}};
+  for (const Pick& pick : picks) {
+    SCOPED_TRACE(describe(pick.e));
+    GpuProblem p(*driver, rng);
+    add_padded_ab(p, DType::f16, DType::f16, pick.e.L, pick.e.M, pick.e.N, pick.e.K);
+    p.set_source("def epi(accum):\n    D = accum\n    return D\n");
+    p.add("D", DType::f16, {pick.e.M, pick.e.N}, {}, true);
+    const auto ops = get_operators(p.args(true, DType::f32, DType::f32), {.target_sm = 90});
+    ASSERT_FALSE(ops.empty());
+    EXPECT_EQ(ops.front().metadata().provider, "sm90");
+    EXPECT_EQ(ops.front().metadata().tile.m, pick.bm) << ops.front().name();
+    EXPECT_EQ(ops.front().metadata().tile.n, pick.bn) << ops.front().name();
+    EXPECT_EQ(ops.back().metadata().provider, "simt") << "simt ranks last";
+  }
+}
+
+}  // namespace
+}  // namespace epigemm::testing

@@ -1,0 +1,180 @@
+// NVRTC compiles the whole sm90 kernel (GEMM template + fused generated
+// epilogue) for sm_90a: every seed epilogue, epilogues covering every op,
+// load/store kind and epilogue dtype, every tile configuration, operand
+// majors, fp8 and the accumulator/compute variants. No GPU needed; any
+// compile error or warning fails. Compiles run on parallel threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <thread>
+
+#include "api/problem.hpp"
+#include "nvrtc/catalog_problem.hpp"
+#include "providers/sm90/sm90_kernel_source.hpp"
+#include "providers/sm90/sm90_plan.hpp"
+#include "runtime/nvrtc.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+using detail::Sm90OperandClass;
+using detail::Sm90TileConfig;
+
+struct Sm90Job {
+  std::string label;
+  runtime::KernelSource source;
+  std::string error;  ///< empty when the compile succeeded without warnings
+};
+
+/// Extents whose rows are 16-byte aligned for every dtype used (8 x 16-bit,
+/// 16 x 8-bit), so the plan accepts every layout.
+constexpr std::int64_t kL = 2, kM = 8, kN = 16, kK = 32;
+
+/// The configuration of `operands` class at index `i` (wrapping).
+Sm90TileConfig config_at(Sm90OperandClass operands, std::size_t i) {
+  std::vector<Sm90TileConfig> of_class;
+  for (const auto& c : detail::sm90_tile_configs()) {
+    if (c.operands == operands) of_class.push_back(c);
+  }
+  return of_class.at(i % of_class.size());
+}
+
+/// The sm90 build of one catalog case: A and B replaced by views of the
+/// requested majors, the problem analysed and planned (the plan must accept).
+Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCombo& combo, const Sm90TileConfig& config,
+                 bool a_k_major, bool b_k_major, std::mt19937& rng) {
+  HostCatalogProblem hp(c, combo, kL, kM, kN, kK, rng);
+  // A (L, M, K): K-major = row-major; B (L, K, N): K-major = column-major.
+  const auto add = [&hp](DType dtype, Dims dims, Dims strides) -> HostTensor& {
+    hp.owned.push_back(std::make_unique<HostTensor>(dtype, dims, strides));
+    return *hp.owned.back();
+  };
+  HostTensor& a = a_k_major ? add(combo.a, {kL, kM, kK}, {}) : add(combo.a, {kL, kM, kK}, {kM * kK, 1, kM});
+  HostTensor& b = b_k_major ? add(combo.b, {kL, kK, kN}, {kK * kN, 1, kK}) : add(combo.b, {kL, kK, kN}, {});
+  a.fill_int(rng);
+  b.fill_int(rng);
+  hp.args.A = a.ref();
+  hp.args.B = b.ref();
+  detail::Problem p;
+  detail::analyze(hp.args, p);
+  detail::Sm90Plan plan;
+  const Status s = detail::make_sm90_plan(p, config, plan);
+  Sm90Job job{label + "_" + config.shape_name(), {}, {}};
+  if (!s) {
+    job.error = "the plan refused it: " + s.reason();
+    return job;
+  }
+  EXPECT_EQ(plan.a_k_major, a_k_major) << label;
+  EXPECT_EQ(plan.b_k_major, b_k_major) << label;
+  job.source = detail::sm90_kernel_build(p, plan, config);
+  return job;
+}
+
+/// Compiles every job (that has a source) on up to hardware_concurrency() threads.
+void compile_all(std::vector<Sm90Job>& jobs) {
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      Sm90Job& job = jobs[i];
+      if (!job.error.empty()) continue;
+      runtime::CompileRequest request;
+      request.source = job.source.source;
+      request.file_name = job.label + ".cu";
+      request.arch = job.source.arch;
+      request.options = job.source.options;
+      request.name_expressions = {job.source.name_expression};
+      request.headers = job.source.headers;
+      try {
+        const runtime::CompileResult result = runtime::nvrtc_compile(request);
+        if (result.cubin.empty()) job.error = "no cubin produced";
+        if (result.log.find("warning") != std::string::npos) job.error = "warnings:\n" + result.log;
+        if (result.lowered_names.size() != 1 || result.lowered_names[0].empty()) job.error = "kernel name not found";
+      } catch (const std::exception& e) {
+        job.error = e.what();
+      }
+    }
+  };
+  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+}
+
+void expect_all_compile(std::vector<Sm90Job> jobs) {
+  ASSERT_FALSE(jobs.empty());
+  compile_all(jobs);
+  for (const Sm90Job& job : jobs) EXPECT_TRUE(job.error.empty()) << job.label << ":\n" << job.error;
+}
+
+EpilogueCase find_case(const std::vector<EpilogueCase>& cases, const std::string& name) {
+  for (const auto& c : cases) {
+    if (c.name == name) return c;
+  }
+  ADD_FAILURE() << "no catalog case " << name;
+  return {};
+}
+
+class Sm90Compile : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+  const DTypeCombo kF16{"f16_f32acc", DType::f16, DType::f16, DType::f32, DType::f32};
+};
+
+TEST_F(Sm90Compile, EverySeedEpilogueWithTheLargestTile) {
+  std::vector<Sm90Job> jobs;
+  const Sm90TileConfig config = config_at(Sm90OperandClass::bits16, 0);
+  for (const EpilogueCase& c : seed_epilogues()) {
+    jobs.push_back(make_job("seed_" + c.name, c, kF16, config, true, false, rng));
+  }
+  EXPECT_EQ(jobs.size(), 11u);
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, EveryOpLoadKindStoreKindOnEveryTileConfiguration) {
+  // The coverage epilogues (every op, load kind and dtype, store dtype,
+  // reductions) spread over the 16-bit configurations.
+  std::vector<Sm90Job> jobs;
+  std::size_t i = 0;
+  for (const EpilogueCase& c : coverage_epilogues()) {
+    jobs.push_back(make_job("coverage_" + c.name, c, kF16, config_at(Sm90OperandClass::bits16, i++), true, false, rng));
+  }
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, OperandMajorsDTypesAccumulatorsAndOutputTypes) {
+  const auto seeds = seed_epilogues(DType::bf16, DType::bf16);
+  const EpilogueCase with_accum = find_case(seeds, "relu_scale_return_acc");
+  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  const EpilogueCase f32_out = find_case(coverage_epilogues(), "activations");  // D is f32
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  std::vector<Sm90Job> jobs;
+  // Every A/B major pairing for 16-bit operands.
+  for (int majors = 0; majors < 4; ++majors) {
+    jobs.push_back(make_job("bf16_majors" + std::to_string(majors), with_accum, bf16,
+                            config_at(Sm90OperandClass::bits16, static_cast<std::size_t>(majors)), majors & 1,
+                            majors & 2, rng));
+  }
+  // f16 accumulators, f16/bf16 compute, f32 D on the tiles that stage it in parts.
+  jobs.push_back(make_job("f16_acc", with_accum, {"f16acc", DType::f16, DType::f16, DType::f16, DType::f32},
+                          config_at(Sm90OperandClass::bits16, 2), true, true, rng));
+  jobs.push_back(make_job("compute_f16", reductions, {"c16", DType::f16, DType::f16, DType::f32, DType::f16},
+                          config_at(Sm90OperandClass::bits16, 4), false, false, rng));
+  jobs.push_back(make_job("compute_bf16", with_accum, {"cb16", DType::bf16, DType::bf16, DType::f32, DType::bf16},
+                          config_at(Sm90OperandClass::bits16, 3), true, false, rng));
+  for (std::size_t i = 0; i < 3; ++i) {
+    jobs.push_back(make_job("f32_out", f32_out, kF16, config_at(Sm90OperandClass::bits16, i), true, false, rng));
+  }
+  // fp8: mixed and f16-accumulated, K-major only, across the fp8 configurations.
+  jobs.push_back(make_job("e4m3_e5m2", with_accum, {"e4m3_e5m2", DType::e4m3, DType::e5m2, DType::f32, DType::f32},
+                          config_at(Sm90OperandClass::fp8, 0), true, true, rng));
+  jobs.push_back(make_job("e5m2_f16acc", reductions, {"e5m2", DType::e5m2, DType::e5m2, DType::f16, DType::f32},
+                          config_at(Sm90OperandClass::fp8, 2), true, true, rng));
+  jobs.push_back(make_job("e4m3_small_m", f32_out, {"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32},
+                          config_at(Sm90OperandClass::fp8, 4), true, true, rng));
+  expect_all_compile(std::move(jobs));
+}
+
+}  // namespace
+}  // namespace epigemm::testing
