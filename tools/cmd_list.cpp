@@ -1,0 +1,71 @@
+// `epigemm list`: every operator the filters admit for a problem, with "ok"
+// or the reason the operator gave for rejecting it.
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+#include "device_problem.hpp"
+#include "execution_flags.hpp"
+#include "problem_data.hpp"
+#include "runtime/cuda_objects.hpp"
+
+namespace epigemm::cli {
+namespace {
+
+FlagSet make_flags() {
+  FlagSet flags("epigemm list", "[flags]",
+                "Lists the operators for a problem: each one that supports it (\"ok\", best first) and each one that\n"
+                "does not, with its reason. Takes the same problem flags as epigemm run.");
+  add_problem_flags(flags);
+  add_device_flags(flags);
+  add_operator_flags(flags);
+  flags.add_epilog("Exit codes: 0 ok (even when no operator supports the problem), 1 error, 2 bad command line.");
+  return flags;
+}
+
+}  // namespace
+
+int list_command(const std::vector<std::string>& words) {
+  FlagSet flags = make_flags();
+  flags.parse(words);
+  if (flags.help_requested()) {
+    std::cout << flags.help();
+    return kExitOk;
+  }
+  reject_positionals(flags.positionals(), flags.command());
+  const ProblemSpec spec = read_problem_spec(flags);
+  const DeviceChoice device = choose_device(flags);
+  const OperatorQuery query = read_operator_query(flags, device.target_sm);
+
+  // Operators look at shapes, dtypes, strides and where the memory is, not
+  // at values: the tensors are allocated, never filled.
+  HostProblem host = allocate_host_problem(spec);
+  std::optional<runtime::ContextGuard> context;
+  std::unique_ptr<DeviceProblem> on_device;
+  if (device.cuda) {
+    const runtime::Driver& driver = runtime::Driver::require();
+    context.emplace(driver, device.device);
+    on_device = std::make_unique<DeviceProblem>(driver, device.device, host, /*upload=*/false);
+  }
+  const GemmArguments args = make_arguments(spec, on_device ? on_device->views() : host_views(host));
+  const std::vector<OperatorCandidate> candidates = explain_operators(args, query);
+
+  std::cout << "problem: " << describe_problem(spec) << "\n";
+  std::cout << "bindings:\n" << describe_bindings(spec);
+  if (!device.note.empty()) std::cout << device.note << "\n";
+  std::cout << "tensors on " << (device.cuda ? "cuda:" + std::to_string(device.device) : std::string("host"));
+  if (device.target_sm > 0) std::cout << ", target sm_" << device.target_sm;
+  std::cout << "\n";
+  std::size_t supported = 0;
+  for (const auto& c : candidates) supported += c.status ? 1 : 0;
+  std::cout << "operators: " << supported << " of " << candidates.size() << " support this problem\n";
+  if (candidates.empty()) {
+    std::cout << "  (no operator matches the --provider, --operator, --tile and --cluster filters)\n";
+  } else {
+    std::cout << describe_candidates(candidates);
+  }
+  return kExitOk;
+}
+
+}  // namespace epigemm::cli

@@ -1,0 +1,221 @@
+// `epigemm run`: random inputs for a problem, one operator chosen by the
+// filters, timed over warmup and measured iterations, and its outputs
+// checked against the cpu_reference provider.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "api/epilogue_program.hpp"
+#include "commands.hpp"
+#include "device_problem.hpp"
+#include "epigemm/error.hpp"
+#include "execution_flags.hpp"
+#include "flag_values.hpp"
+#include "output_check.hpp"
+#include "runtime/cuda_objects.hpp"
+
+namespace epigemm::cli {
+namespace {
+
+struct RunOptions {
+  std::uint64_t seed = 0;
+  InitKind init = InitKind::integer;
+  std::int64_t warmup = 0;
+  std::int64_t iterations = 1;
+  bool skip_check = false;
+};
+
+FlagSet make_flags() {
+  FlagSet flags("epigemm run", "[flags]",
+                "Runs one GEMM with a fused epilogue on random inputs: picks the first operator that supports the\n"
+                "problem, times it, and checks every output against the cpu_reference provider.");
+  add_problem_flags(flags);
+  flags.add_section("data");
+  flags.add_value("seed", "N", "0", "seed of the random inputs");
+  flags.add_value("init", "int|normal|uniform", "int",
+                  "input values: integers in [-2, 2] (exact GEMMs), standard normal, or uniform in [-1, 1)");
+  add_device_flags(flags);
+  add_operator_flags(flags);
+  flags.add_section("timing and check");
+  flags.add_value("warmup-iterations", "N", "2 on cuda, 0 on cpu", "untimed runs before the timed ones");
+  flags.add_value("iterations", "N", "10 on cuda, 1 on cpu", "timed runs; the median is reported");
+  flags.add_boolean("skip-ref-check", "do not compare the outputs with the cpu_reference provider");
+  flags.add_epilog(
+      "Every parameter not bound by --scalar or --tensor is a tile (L, M, N) of the c dtype; every output\n"
+      "other than D not bound by --output is a tile of the d dtype. Outputs are filled with NaN bytes\n"
+      "before the run, so elements the operator never writes fail the check.\n"
+      "\n"
+      "Exit codes: 0 ok, 1 error, 2 bad command line, 3 an output failed the check.\n"
+      "\n"
+      "Example:\n"
+      "  epigemm run --mnkl 256,256,128,1 --epilogue \"def epi(accum, alpha, C): F = accum * alpha + C * 2.0;\n"
+      "      D = relu(F); return D, F\" --scalar alpha=3");
+  return flags;
+}
+
+RunOptions read_run_options(const FlagSet& flags, bool cuda) {
+  RunOptions o;
+  if (auto v = flags.value("seed")) {
+    o.seed = static_cast<std::uint64_t>(parse_integer("seed", *v, 0, std::numeric_limits<std::int64_t>::max()));
+  }
+  if (auto v = flags.value("init")) {
+    const std::string init = parse_choice("init", *v, {"int", "normal", "uniform"});
+    o.init = init == "int" ? InitKind::integer : init == "normal" ? InitKind::normal : InitKind::uniform;
+  }
+  o.warmup = cuda ? 2 : 0;
+  o.iterations = cuda ? 10 : 1;
+  if (auto v = flags.value("warmup-iterations")) o.warmup = parse_integer("warmup-iterations", *v, 0, 1000000);
+  if (auto v = flags.value("iterations")) o.iterations = parse_integer("iterations", *v, 1, 1000000);
+  o.skip_check = flags.flag("skip-ref-check");
+  return o;
+}
+
+std::string init_text(const RunOptions& o) {
+  switch (o.init) {
+    case InitKind::integer: return "integers in [-2, 2]";
+    case InitKind::normal: return "standard normal";
+    case InitKind::uniform: return "uniform in [-1, 1)";
+  }
+  return "?";
+}
+
+// The first operator the query admits that supports the problem; an Error
+// listing every rejection when there is none.
+Operator choose_operator(const GemmArguments& args, const OperatorQuery& query) {
+  std::vector<OperatorCandidate> candidates = explain_operators(args, query);
+  for (const auto& c : candidates) {
+    if (c.status) return c.op;
+  }
+  if (candidates.empty()) {
+    throw Error(ErrorKind::Unsupported, "no operator matches the --provider/--operator/--tile/--cluster filters"
+                                        " (see epigemm list)");
+  }
+  std::string reasons;
+  for (const auto& c : candidates) reasons += "; " + c.op.name() + ": " + c.status.reason();
+  throw Error(ErrorKind::Unsupported, "no operator supports this problem" + reasons);
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double wall_ms(const std::chrono::steady_clock::time_point& start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Warmup then timed runs; milliseconds per timed run (CUDA events on a
+// device, the wall clock on the host).
+std::vector<double> time_runs(Operator& op, const GemmArguments& args, const RunOptions& o, bool cuda) {
+  std::vector<double> times;
+  for (std::int64_t i = 0; i < o.warmup; ++i) op.run(args);
+  if (!cuda) {
+    for (std::int64_t i = 0; i < o.iterations; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      op.run(args);
+      times.push_back(wall_ms(start));
+    }
+    return times;
+  }
+  const runtime::Driver& driver = runtime::Driver::require();
+  std::vector<runtime::Event> events;
+  for (std::int64_t i = 0; i <= o.iterations; ++i) events.emplace_back(driver);
+  events[0].record();
+  for (std::int64_t i = 0; i < o.iterations; ++i) {
+    op.run(args);
+    events[static_cast<std::size_t>(i + 1)].record();
+  }
+  events.back().synchronize();
+  for (std::int64_t i = 0; i < o.iterations; ++i) {
+    times.push_back(runtime::Event::elapsed_ms(events[static_cast<std::size_t>(i)],
+                                               events[static_cast<std::size_t>(i + 1)]));
+  }
+  return times;
+}
+
+void print_epilogue(const ProblemSpec& spec) {
+  if (!spec.has_epilogue()) {
+    std::cout << "epilogue: none (D = accum)\n";
+    return;
+  }
+  std::cout << "epilogue (" << spec.source_origin << "):\n";
+  std::size_t start = 0;
+  while (start < spec.source.size()) {
+    std::size_t end = spec.source.find('\n', start);
+    if (end == std::string::npos) end = spec.source.size();
+    std::cout << "  " << spec.source.substr(start, end - start) << "\n";
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& words) {
+  FlagSet flags = make_flags();
+  flags.parse(words);
+  if (flags.help_requested()) {
+    std::cout << flags.help();
+    return kExitOk;
+  }
+  reject_positionals(flags.positionals(), flags.command());
+  const ProblemSpec spec = read_problem_spec(flags);
+  const DeviceChoice device = choose_device(flags);
+  const RunOptions options = read_run_options(flags, device.cuda);
+  const OperatorQuery query = read_operator_query(flags, device.target_sm);
+
+  HostProblem host = allocate_host_problem(spec);
+  fill_inputs(host, spec, options.seed, options.init);
+  poison_outputs(host, spec);
+
+  std::cout << "problem: " << describe_problem(spec) << "\n";
+  print_epilogue(spec);
+  std::cout << "bindings:\n" << describe_bindings(spec);
+  std::cout << "data: " << init_text(options) << ", seed " << options.seed << "\n";
+  if (!device.note.empty()) std::cout << device.note << "\n";
+
+  const runtime::Driver* driver = device.cuda ? &runtime::Driver::require() : nullptr;
+  std::optional<runtime::ContextGuard> context;
+  std::unique_ptr<DeviceProblem> on_device;
+  if (driver) {
+    context.emplace(*driver, device.device);
+    on_device = std::make_unique<DeviceProblem>(*driver, device.device, host);
+    on_device->poison_outputs(spec);
+    std::cout << "device: cuda:" << device.device << " (" << runtime::device_info(device.device).name << ", sm_"
+              << runtime::device_info(device.device).sm << ")\n";
+  }
+  const GemmArguments args = make_arguments(spec, on_device ? on_device->views() : host_views(host));
+
+  Operator op = choose_operator(args, query);
+  std::cout << "operator: " << describe_operator(op.metadata()) << std::endl;
+  const auto compile_start = std::chrono::steady_clock::now();
+  op.compile(args);
+  const double compile_ms = wall_ms(compile_start);
+
+  const std::vector<double> times = time_runs(op, args, options, device.cuda);
+  if (on_device) on_device->download_outputs(spec, host);
+  const double ms = median(times);
+  const double tflops = ms > 0 ? spec.flops() / (ms * 1e-3) / 1e12 : 0.0;
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "time: median %.4f ms over %lld iterations (%lld warmup), %.4g TFLOP/s; compile %.1f ms", ms,
+                static_cast<long long>(options.iterations), static_cast<long long>(options.warmup), tflops, compile_ms);
+  std::cout << line << "\n";
+
+  if (options.skip_check) {
+    std::cout << "check: skipped (--skip-ref-check)\n";
+    return kExitOk;
+  }
+  if (op.metadata().provider == "cpu_reference") {
+    std::cout << "check: skipped (the operator is the reference itself)\n";
+    return kExitOk;
+  }
+  const ir::Dag* dag =
+      args.epilogue ? &args.epilogue->program().dag_for(spec.acc, spec.compute, args.epilogue->bindings()) : nullptr;
+  return check_against_reference(spec, host, dag, options.init, std::cout) ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace epigemm::cli
