@@ -57,6 +57,26 @@ struct TileOf<Epi, typename VoidOf<typename Epi::Tile>::type> {
   using type = typename Epi::Tile;
 };
 
+/// Whether a hook asks to prefetch its inputs when a tile's main loop starts:
+/// a hook defining `static constexpr bool kPrefetchInputs = true` and
+///   __device__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const;
+/// is called by each consumer thread (tid 0-127) for its warpgroup's 64 x cols
+/// part of the tile before the tile's first k-block.
+template <class Epi, class = void>
+struct PrefetchesInputs {
+  static constexpr bool value = false;
+};
+template <class Epi>
+struct PrefetchesInputs<Epi, typename VoidOf<decltype(Epi::kPrefetchInputs)>::type> {
+  static constexpr bool value = Epi::kPrefetchInputs;
+};
+
+template <class Epi>
+__device__ __forceinline__ void prefetch_epilogue_inputs(const Epi& epi, int m_base, int n_base, int cols, int l,
+                                                         int tid, int M, int N) {
+  if constexpr (PrefetchesInputs<Epi>::value) epi.prefetch(m_base, n_base, cols, l, tid, M, N);
+}
+
 /// Two floats rounded to TD and packed as they lie in memory (first = low).
 template <class TD>
 __device__ __forceinline__ u32 pack2(float lo, float hi) {

@@ -20,9 +20,31 @@ template <> __device__ __forceinline__ __half epg_sm90_acc<__half>(float acc) { 
 __device__ __forceinline__ float epg_sm90_result(float v) { return v; }
 __device__ __forceinline__ float epg_sm90_result(__half v) { return __half2float(v); }
 
+// Element `offset` of a DT input through the read-only (non-coherent) path.
+// NOTE: epilogue inputs never overlap outputs (analyze() checks), so these
+// loads may be scheduled ahead of the epilogue's own global stores.
+template <int DT, class T>
+__device__ __forceinline__ T epg_sm90_ldg(const void* base, long long offset) {
+  using S = typename EpgStorage<DT>::type;
+  return epg_decode<DT, T>(__ldg(static_cast<const S*>(base) + offset));
+}
+
+// Whether bit i of a 64-bit mask is set (false past bit 63).
+__host__ __device__ constexpr bool epg_sm90_bit(unsigned long long mask, int i) {
+  return i < 64 && ((mask >> (i < 64 ? i : 0)) & 1);
+}
+
+// Brings the 128-byte line holding `address` into L2.
+__device__ __forceinline__ void epg_sm90_prefetch_l2(const void* address) {
+  asm volatile("prefetch.global.L2 [%0];" : : "l"(address));
+}
+
 // Epi: the generated EpgEpilogue; kDSlot: the output slot of D; kChunkCols:
-// columns of one staged output chunk (128 bytes of D's type).
-template <class Epi, int kDSlot, int kChunkCols>
+// columns of one staged output chunk (128 bytes of D's type); kUnitIn /
+// kUnitOut: bit I (J) set when input I (output J) steps by one element along
+// its contiguous axis (n for rows and tiles, m for columns), so its offsets
+// need no multiply.
+template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut>
 struct EpgSm90Hook {
   using Compute = typename Epi::Compute;
   using Params = typename Epi::Params;
@@ -31,6 +53,37 @@ struct EpgSm90Hook {
   static constexpr int kCols = kChunkCols / 4;  // a thread's columns in one chunk
 
   Params params;
+
+  // Full-tile inputs are prefetched into L2 when a tile's main loop starts
+  // (the kernel calls prefetch() then), so the epilogue reads them from L2.
+  static constexpr bool kPrefetchInputs = true;
+
+  __device__ __forceinline__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const {
+    prefetch_input<0>(m_base, n_base, cols, l, tid, M, N);
+  }
+
+  // Rows of the warpgroup's 64 x cols part of input I, one 128-byte line per
+  // thread and step, when its rows are contiguous.
+  template <int I>
+  __device__ __forceinline__ void prefetch_input(int m_base, int n_base, int cols, int l, int tid, int M,
+                                                 int N) const {
+    if constexpr (I < Epi::kNumInputs) {
+      if constexpr (Epi::kInLoadKind[I] == kEpgLoadTile && epg_sm90_bit(kUnitIn, I)) {
+        constexpr int kBytes = static_cast<int>(sizeof(typename EpgStorage<Epi::kInDType[I]>::type));
+        const EpgOperand& o = params.in[I];
+        const int valid = (N - n_base < cols ? N - n_base : cols) * kBytes;
+        const int lines = valid > 0 ? (valid + 127) / 128 + 1 : 0;
+        const char* base = static_cast<const char*>(o.ptr) +
+                           (l * o.stride_l + static_cast<long long>(m_base) * o.stride_m + n_base) * kBytes;
+        for (int i = tid; i < 64 * lines; i += 128) {
+          const int r = i / lines, c = i % lines;
+          const int byte = c * 128 < valid ? c * 128 : valid - 1;
+          if (m_base + r < M) epg_sm90_prefetch_l2(base + r * o.stride_m * kBytes + byte);
+        }
+      }
+      prefetch_input<I + 1>(m_base, n_base, cols, l, tid, M, N);
+    }
+  }
 
   // Per warpgroup tile: the batch, scalars loaded once, reduction partials
   // (rows: the thread's two rows h; columns: its kCols columns of the current
@@ -96,14 +149,16 @@ struct EpgSm90Hook {
       constexpr int kKind = Epi::kInLoadKind[I];
       constexpr int kDType = Epi::kInDType[I];
       const EpgOperand& o = t.p.in[I];
+      constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
       if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
       } else if constexpr (kKind == kEpgLoadRow) {
-        return epg_load<kDType, Compute>(o.ptr, t.l * o.stride_l + n * o.stride_n);
+        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? n : n * o.stride_n));
       } else if constexpr (kKind == kEpgLoadColumn) {
-        return epg_load<kDType, Compute>(o.ptr, t.l * o.stride_l + m * o.stride_m);
+        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? m : m * o.stride_m));
       } else {
-        return epg_load<kDType, Compute>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n);
+        return epg_sm90_ldg<kDType, Compute>(o.ptr,
+                                             t.l * o.stride_l + m * o.stride_m + (kUnit ? n : n * o.stride_n));
       }
     }
 
@@ -112,8 +167,9 @@ struct EpgSm90Hook {
       if constexpr (J == kDSlot) {
         result = epg_sm90_result(value);
       } else {
+        constexpr bool kUnit = epg_sm90_bit(kUnitOut, J);
         const EpgOperand& o = t.p.out[J];
-        epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n, value);
+        epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + (kUnit ? n : n * o.stride_n), value);
       }
     }
 

@@ -136,6 +136,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   u32 phase = 0;
   for (int t = blockIdx.x / Cfg::kClusterM; t < sched.total; t += gridDim.x / Cfg::kClusterM) {
     const TileCoord tile = sched.tile(t, rank);
+    prefetch_epilogue_inputs(epi, tile.m0 + wg_m * 64, tile.n0 + wg_n * Cfg::kWgN, Cfg::kWgN, tile.l, tid,
+                             p.M, p.N);
     int prev = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
       mbar_wait(smem.full_bar(stage), phase);

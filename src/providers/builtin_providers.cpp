@@ -3,6 +3,7 @@
 #include "api/operator_impl.hpp"
 #include "providers/cpu_reference/cpu_reference_provider.hpp"
 #include "providers/simt/simt_provider.hpp"
+#include "providers/sm90/sm90_provider.hpp"
 
 namespace epigemm::detail {
 namespace {
@@ -12,6 +13,7 @@ struct RegisterBuiltinProviders {
     auto& registry = ProviderRegistry::instance();
     registry.add(make_cpu_reference_provider());
     registry.add(make_simt_provider());
+    registry.add(make_sm90_provider());
     registry.set_device_target_sm_query(&current_device_target_sm);
   }
 };

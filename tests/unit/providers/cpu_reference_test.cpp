@@ -152,7 +152,9 @@ TEST_F(CpuReference, Fp8OutputsSaturateAndNanIsPreserved) {
   HostGemm::run({.A = g.A, .B = g.B, .out = D8, .epilogue = epi});
   for (std::int64_t m = 0; m < M; ++m) {
     const double acc = g.accum(0, m, 0);
-    if (acc != 0) EXPECT_EQ(D8.get({0, m, 0}), acc > 0 ? 448.0 : -448.0);
+    if (acc != 0) {
+      EXPECT_EQ(D8.get({0, m, 0}), acc > 0 ? 448.0 : -448.0);
+    }
     EXPECT_TRUE(std::isnan(Dn.get({0, m, 0})));
   }
 }
