@@ -17,13 +17,14 @@ namespace epigemm::sm90 {
 /// A hook that keeps state across a warpgroup tile (e.g. partial reductions in
 /// registers) defines instead a nested `Tile` type, built once per warpgroup
 /// tile and used in place of operator():
-///   __device__ Tile(const Epi& epi, int l);
+///   __device__ Tile(const Epi& epi, int l, int M, int N);
 ///   __device__ float operator()(float acc, int m, int n, int h, int c);
 ///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ void end_tile(int row0, int M, int lane);
 /// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +
 /// lane/4) and, in the output chunk starting at column n_chunk, the columns
-/// n_chunk + 8*(c/2) + 2*(lane%4) + c%2 (c = 0 .. kChunkCols/4 - 1). end_chunk
+/// n_chunk + 8*(c/2) + 2*(lane%4) + c%2 (c = 0 .. kChunkCols/4 - 1); the call
+/// for an even c comes right before the one for c + 1 (when that is in D). end_chunk
 /// follows each staged chunk and end_tile the last one; every thread of the
 /// warpgroup calls them together, so they may use warp shuffles.
 struct IdentityEpilogue {
@@ -35,7 +36,7 @@ template <class Epi>
 struct PlainTile {
   const Epi& epi;
   int l;
-  __device__ __forceinline__ PlainTile(const Epi& e, int batch) : epi(e), l(batch) {}
+  __device__ __forceinline__ PlainTile(const Epi& e, int batch, int, int) : epi(e), l(batch) {}
   __device__ __forceinline__ float operator()(float acc, int m, int n, int, int) const {
     return epi(acc, m, n, l);
   }
@@ -136,42 +137,52 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
   const int row0 = 16 * warp + lane / 4;        // warpgroup-local row of h = 0
   const int m0 = m_base + row0;
   const int n_lane = n_base + 2 * (lane % 4);
+  // The whole chunk's values are computed before the first shared store, so
+  // the hook's global loads for all of them can be in flight together.
   if constexpr (Cfg::kOutBytes == 2) {
     // stmatrix x4 per pair of groups (q, q+1): matrix i = (h = i%2, q + i/2),
     // 8 rows x 16 bytes each. Lane 8i+r addresses row r of matrix i.
-    const int mi = lane / 8, r = lane % 8;
-    const u32 row_addr = slot + (16 * warp + r + 8 * (mi & 1)) * 128;
+    u32 regs[kGroups / 2][4];
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2) {
-      u32 regs[4];
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int q = chunk * kGroups + g + i / 2, h = i % 2, c = 2 * (g + i / 2);
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        regs[i] = pack2<typename Cfg::TD>(
-            epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, c, M, N),
-            epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, c + 1, M, N));
+        const float v0 = epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, c, M, N);
+        const float v1 = epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, c + 1, M, N);
+        regs[g / 2][i] = pack2<typename Cfg::TD>(v0, v1);
       }
+    }
+    const int mi = lane / 8, r = lane % 8;
+    const u32 row_addr = slot + (16 * warp + r + 8 * (mi & 1)) * 128;
+#pragma unroll
+    for (int g = 0; g < kGroups; g += 2) {
       const u32 unit = static_cast<u32>((g + mi / 2) ^ r);
-      stmatrix_x4(row_addr + (unit << 4), regs[0], regs[1], regs[2], regs[3]);
+      stmatrix_x4(row_addr + (unit << 4), regs[g / 2][0], regs[g / 2][1], regs[g / 2][2], regs[g / 2][3]);
     }
   } else {
     // f32: two 8-byte stores per group; a row's 32 bytes span units 2g, 2g+1.
-    const int quad_row = lane / 4;
+    float values[kGroups][2][2];
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
       const int q = chunk * kGroups + g;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = m0 + 8 * h, n = n_lane + 8 * q;
+        values[g][h][0] = epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, 2 * g, M, N);
+        values[g][h][1] = epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
+      }
+    }
+    const int quad_row = lane / 4;
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
       const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
       const u32 unit = static_cast<u32>((byte_in_row >> 4) ^ quad_row);
       const u32 col_addr = slot + (unit << 4) + (byte_in_row & 15);
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        st_shared_v2_f32(col_addr + (row0 + 8 * h) * 128,
-                         epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, 2 * g, M, N),
-                         epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, 2 * g + 1,
-                                             M, N));
-      }
+      for (int h = 0; h < 2; ++h)
+        st_shared_v2_f32(col_addr + (row0 + 8 * h) * 128, values[g][h][0], values[g][h][1]);
     }
   }
 }
@@ -195,7 +206,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   const bool inside = m_base + 64 <= M && n_base + Cfg::kWgN <= N;
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = m_base + 16 * warp + lane / 4;
-  typename TileOf<Epi>::type tile(epi, l);
+  typename TileOf<Epi>::type tile(epi, l, M, N);
 
 #pragma unroll
   for (int round = 0; round < Cfg::kEpiRounds; ++round) {

@@ -34,6 +34,27 @@ __host__ __device__ constexpr bool epg_sm90_bit(unsigned long long mask, int i) 
   return i < 64 && ((mask >> (i < 64 ? i : 0)) & 1);
 }
 
+// Two adjacent elements as one aligned store.
+template <class S>
+struct alignas(2 * sizeof(S)) EpgSm90Pair {
+  S lo, hi;
+};
+
+// Stores a and b rounded to DT at base[offset] and base[offset + 1]: one
+// store when the pair is aligned to its size, else two.
+template <int DT>
+__device__ __forceinline__ void epg_sm90_store_pair(void* base, long long offset, float a, float b) {
+  using S = typename EpgStorage<DT>::type;
+  S* at = static_cast<S*>(base) + offset;
+  const S lo = epg_encode<DT>(a), hi = epg_encode<DT>(b);
+  if ((reinterpret_cast<unsigned long long>(at) & (2 * sizeof(S) - 1)) == 0) {
+    *reinterpret_cast<EpgSm90Pair<S>*>(at) = EpgSm90Pair<S>{lo, hi};
+  } else {
+    at[0] = lo;
+    at[1] = hi;
+  }
+}
+
 // Brings the 128-byte line holding `address` into L2.
 __device__ __forceinline__ void epg_sm90_prefetch_l2(const void* address) {
   asm volatile("prefetch.global.L2 [%0];" : : "l"(address));
@@ -51,6 +72,7 @@ struct EpgSm90Hook {
   static constexpr int kReduceSlots = Epi::kNumReduce > 0 ? Epi::kNumReduce : 1;
   static constexpr int kInputs = Epi::kNumInputs > 0 ? Epi::kNumInputs : 1;
   static constexpr int kCols = kChunkCols / 4;  // a thread's columns in one chunk
+  static constexpr int kOutputs = Epi::kNumOutputs > 0 ? Epi::kNumOutputs : 1;
 
   Params params;
 
@@ -87,16 +109,21 @@ struct EpgSm90Hook {
 
   // Per warpgroup tile: the batch, scalars loaded once, reduction partials
   // (rows: the thread's two rows h; columns: its kCols columns of the current
-  // chunk; all: one value).
+  // chunk; all: one value), and for each contiguous tile output the value of
+  // an even column waiting for its odd neighbour, so the two leave together.
   struct Tile {
     const Params& p;
     long long l;
+    int N;
     Compute scalar[kInputs];
     Compute row[kReduceSlots][2];
     Compute col[kReduceSlots][kCols];
     Compute all[kReduceSlots];
+    float pending[kOutputs];
 
-    __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch) : p(hook.params), l(batch) {
+    __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int M, int columns)
+        : p(hook.params), l(batch), N(columns) {
+      (void)M;
       load_scalars<0>();
       Reset reset{*this};
       Epi::for_each_reduce(reset);
@@ -164,12 +191,22 @@ struct EpgSm90Hook {
 
     template <int J, class V>
     __device__ __forceinline__ void store(V value) {
+      constexpr bool kUnit = epg_sm90_bit(kUnitOut, J);
+      const EpgOperand& o = t.p.out[J];
       if constexpr (J == kDSlot) {
         result = epg_sm90_result(value);
+      } else if constexpr (kUnit) {
+        // Even column: wait for the odd one unless it lies outside D.
+        const long long at = t.l * o.stride_l + m * o.stride_m + n;
+        if (c % 2 == 0 && n + 1 < t.N) {
+          t.pending[J] = epg_sm90_result(value);
+        } else if (c % 2 == 0) {
+          epg_store<Epi::kOutDType[J]>(o.ptr, at, value);
+        } else {
+          epg_sm90_store_pair<Epi::kOutDType[J]>(o.ptr, at - 1, t.pending[J], epg_sm90_result(value));
+        }
       } else {
-        constexpr bool kUnit = epg_sm90_bit(kUnitOut, J);
-        const EpgOperand& o = t.p.out[J];
-        epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + (kUnit ? n : n * o.stride_n), value);
+        epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n, value);
       }
     }
 

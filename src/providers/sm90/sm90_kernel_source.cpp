@@ -1,0 +1,90 @@
+// Writes the sm90 kernel's source and name expression for one problem class
+// and tile configuration, from the code generator's epilogue.
+#include "providers/sm90/sm90_kernel_source.hpp"
+
+#include <sstream>
+
+#include "codegen/embedded_kernels.hpp"
+#include "codegen/epilogue_emitter.hpp"
+#include "ir/names.hpp"
+#include "ir/printer.hpp"
+
+namespace epigemm::detail {
+namespace {
+
+/// The device type the GEMM template takes for an operand or D dtype.
+std::string_view device_type(DType t) {
+  switch (t) {
+    case DType::f16: return "__half";
+    case DType::bf16: return "__nv_bfloat16";
+    case DType::e4m3: return "__nv_fp8_e4m3";
+    case DType::e5m2: return "__nv_fp8_e5m2";
+    case DType::f32: return "float";
+    default: return "void";
+  }
+}
+
+std::string_view major(bool k_major) { return k_major ? "epigemm::sm90::Major::K" : "epigemm::sm90::Major::MN"; }
+
+int d_bytes(const Sm90Plan& plan) { return static_cast<int>(size_bytes(plan.d_dtype)); }
+
+std::string dag_comment(const ir::Dag& dag) {
+  std::istringstream lines(ir::print_text(dag));
+  std::string line, text;
+  while (std::getline(lines, line)) text += "//   " + line + "\n";
+  return text;
+}
+
+bool reduces(const Problem& p) {
+  for (const EpilogueOperand& out : p.outputs) {
+    if (ir::is_reduce_store(out.store_kind)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
+  std::ostringstream out;
+  out << "epigemm::sm90::gemm_kernel<epigemm::sm90::GemmConfig<" << device_type(p.A.dtype) << ", "
+      << device_type(p.B.dtype) << ", " << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", "
+      << major(plan.b_k_major) << ", " << c.bm << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", "
+      << c.epilogue_slots(d_bytes(plan)) << ">, EpgSm90Hook<EpgEpilogue, " << plan.d_slot << ", "
+      << 128 / d_bytes(plan) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs << "ull>>";
+  return out.str();
+}
+
+std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
+  std::ostringstream out;
+  out << "// epigemm sm90 kernel " << c.shape_name() << ": A " << to_string(p.A.dtype)
+      << (plan.a_k_major ? " (K-major)" : " (M-major)") << ", B " << to_string(p.B.dtype)
+      << (plan.b_k_major ? " (K-major)" : " (N-major)") << ", D " << to_string(plan.d_dtype) << ", accumulator "
+      << to_string(p.accumulator) << ", compute " << to_string(p.compute) << ".\n";
+  out << "// The epilogue DAG:\n" << dag_comment(*p.dag) << "\n";
+  out << "#include \"epilogue_params.cuh\"\n#include \"dtypes.cuh\"\n#include \"epilogue_ops.cuh\"\n\n";
+  out << codegen::emit_epilogue(*p.dag, p.accumulator, p.compute) << "\n";
+  out << "#include \"sm90_fused_epilogue.cuh\"\n#include \"sm90_gemm.cuh\"\n";
+  if (reduces(p)) {
+    // The simt template's identity fill serves here too: same argument
+    // record, same traits.
+    out << "#include \"simt_gemm.cuh\"\n\n"
+        << "extern \"C\" __global__ void __launch_bounds__(" << kSm90FillThreads << ") " << kSm90FillKernel
+        << "(const __grid_constant__ EpgSimtArgs<EpgEpilogue> args) {\n"
+        << "  epg_simt_fill_identity<EpgEpilogue>(args);\n}\n";
+  }
+  return out.str();
+}
+
+runtime::KernelSource sm90_kernel_build(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
+  runtime::KernelSource source;
+  source.source = sm90_kernel_source(p, plan, c);
+  source.name_expression = sm90_kernel_name(p, plan, c);
+  source.arch = runtime::arch_name(90);
+  source.options = {"-std=c++17"};
+  source.headers = codegen::embedded_kernel_files();
+  source.file_name = "epigemm_sm90_" + c.shape_name() + ".cu";
+  source.dynamic_shared_bytes = c.shared_bytes(d_bytes(plan));
+  return source;
+}
+
+}  // namespace epigemm::detail

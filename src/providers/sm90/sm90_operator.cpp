@@ -1,0 +1,193 @@
+// The sm90 operator: problem and device checks, JIT build through the
+// runtime's kernel loader, the persistent grid size, and the launches of the
+// identity fill (when the epilogue reduces) and the GEMM.
+#include "providers/sm90/sm90_operator.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <span>
+
+#include "codegen/device_params.hpp"
+#include "codegen/kernel_source.hpp"
+#include "ir/names.hpp"
+#include "providers/sm90/sm90_kernel_source.hpp"
+#include "runtime/cuda_objects.hpp"
+#include "runtime/kernel_cache.hpp"
+#include "support/hash.hpp"
+
+namespace epigemm::detail {
+namespace {
+
+constexpr std::size_t kMapBytes = 3 * sizeof(CUtensorMap);
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+std::string cuda_name(int device) { return "cuda:" + std::to_string(device); }
+
+int sm_count_of(int device) {
+  const runtime::Driver* driver = runtime::Driver::get();
+  if (driver == nullptr || device < 0 || device >= driver->device_count()) return kSm90DefaultSmCount;
+  return driver->device_info(device).sm_count;
+}
+
+}  // namespace
+
+Sm90Operator::Sm90Operator(const Sm90TileConfig& config)
+    : OperatorImpl(sm90_metadata(config)), config_(config), maps_(config) {}
+
+Status Sm90Operator::supports(const Problem& p) const {
+  if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the sm90 provider needs CUDA tensors");
+  Sm90Plan plan;
+  if (Status s = make_sm90_plan(p, config_, plan); !s) return s;
+  const std::size_t bytes = kMapBytes + sizeof(Sm90GemmParams) + codegen::epilogue_params_size(p);
+  if (bytes > kMaxArgumentBytes) {
+    return Status::unsupported("the epilogue has " + std::to_string(p.inputs.size() + p.outputs.size()) +
+                               " operands; the sm90 kernel's arguments hold at most " +
+                               std::to_string((kMaxArgumentBytes - kMapBytes - sizeof(Sm90GemmParams)) /
+                                              sizeof(codegen::DeviceOperand)));
+  }
+  return check_device(p);
+}
+
+Status Sm90Operator::check_device(const Problem& p) const {
+  Status why = Status::ok();
+  const runtime::Driver* driver = runtime::Driver::get(&why);
+  if (driver == nullptr) return Status::unsupported("the sm90 provider cannot run here: " + why.reason());
+  const int device = p.device_index;
+  if (device >= 0 && device < driver->device_count()) {
+    const int sm = driver->device_info(device).sm;
+    if (sm != 90) {
+      return Status::unsupported(cuda_name(device) + " is sm_" + std::to_string(sm) +
+                                 "; the sm90 kernels need an sm_90 (Hopper) GPU");
+    }
+  }
+  // Device ordinal, current context, pointer kinds and element alignment.
+  return device_checks_.check(p);
+}
+
+int Sm90Operator::preference(const Problem& p) const {
+  return sm90_preference(config_, p, sm_count_of(p.device_index));
+}
+
+std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const noexcept {
+  std::uint64_t key = codegen::kernel_class_key(p, codegen::KernelTemplate::simt, 90);
+  key = hash_combine(key, fnv1a64("sm90"));
+  key = hash_combine(key, static_cast<std::uint64_t>(config_.bm) << 32 | static_cast<std::uint64_t>(config_.bn));
+  key = hash_combine(key, static_cast<std::uint64_t>(config_.cluster_m * 16 + config_.stages));
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.a_k_major) * 2 + static_cast<std::uint64_t>(plan.b_k_major));
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.d_slot));
+  key = hash_combine(key, plan.unit_inputs);
+  key = hash_combine(key, plan.unit_outputs);
+  return hash_combine(key, static_cast<std::uint64_t>(p.device_index));
+}
+
+Sm90Operator::Kernels Sm90Operator::kernels_for(const Problem& p, const Sm90Plan& plan) {
+  const std::uint64_t key = key_of(p, plan);
+  {
+    std::shared_lock<std::shared_mutex> lock(mutex_);
+    if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
+  }
+  const Kernels k = load(p, plan, key);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
+  kernels_.emplace(key, k);
+  return k;
+}
+
+Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan, std::uint64_t key) {
+  const runtime::Driver& driver = runtime::Driver::require();
+  const Sm90TileConfig config = config_;
+  const runtime::LoadedKernel loaded = runtime::KernelLoader::instance().get(
+      key, p.device_index, [&p, &plan, &config]() { return sm90_kernel_build(p, plan, config); });
+  Kernels k;
+  k.gemm = loaded.function;
+  k.shared_bytes = static_cast<unsigned>(config_.shared_bytes(static_cast<int>(size_bytes(plan.d_dtype))));
+  for (const EpilogueOperand& out : p.outputs) {
+    if (ir::is_reduce_store(out.store_kind) && k.fill == nullptr) {
+      driver.check(driver.module_get_function(&k.fill, loaded.module, kSm90FillKernel),
+                   "finding the sm90 identity-fill kernel");
+    }
+  }
+  // Persistent grid: one CTA per SM, in whole clusters that fit together.
+  const int sms = driver.device_info(p.device_index).sm_count;
+  if (config_.cluster_m == 1) {
+    k.max_ctas = static_cast<unsigned>(sms);
+  } else {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = static_cast<unsigned>(config_.cluster_m);
+    attribute.value.clusterDim.y = attribute.value.clusterDim.z = 1;
+    CUlaunchConfig launch{};
+    launch.gridDimX = static_cast<unsigned>(sms / config_.cluster_m * config_.cluster_m);
+    launch.gridDimY = launch.gridDimZ = 1;
+    launch.blockDimX = kSm90Threads;
+    launch.blockDimY = launch.blockDimZ = 1;
+    launch.sharedMemBytes = k.shared_bytes;
+    launch.attrs = &attribute;
+    launch.numAttrs = 1;
+    int clusters = 0;
+    driver.check(driver.occupancy_max_active_clusters(&clusters, k.gemm, &launch),
+                 "asking how many sm90 clusters fit on the device");
+    if (clusters <= 0) {
+      throw Error(ErrorKind::Cuda, "no " + std::to_string(config_.cluster_m) + "x1 cluster of the sm90 kernel fits on " +
+                                       cuda_name(p.device_index));
+    }
+    k.max_ctas = static_cast<unsigned>(clusters * config_.cluster_m);
+  }
+  return k;
+}
+
+void Sm90Operator::compile(const Problem& p) {
+  Sm90Plan plan;
+  if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, s.reason());
+  const runtime::Driver& driver = runtime::Driver::require();
+  const runtime::ContextGuard guard(driver, p.device_index);
+  kernels_for(p, plan);
+}
+
+void Sm90Operator::run(const Problem& p, void* stream) {
+  Sm90Plan plan;
+  if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, s.reason());
+  const runtime::Driver& driver = runtime::Driver::require();
+  const int device = p.device_index;
+  // NOTE: the guard is only built when another context is current, so the
+  // usual case (the device's primary context current) costs one query.
+  CUcontext current = nullptr;
+  if (driver.ctx_get_current(&current) != CUDA_SUCCESS) current = nullptr;
+  std::optional<runtime::ContextGuard> guard;
+  if (current != driver.primary_context(device)) guard.emplace(driver, device);
+  const Kernels k = kernels_for(p, plan);
+
+  Sm90Maps maps;
+  maps_.get(driver, plan, maps);
+  Sm90GemmParams gemm = sm90_gemm_params(p, plan);
+  // EpgSimtArgs (the fill's argument): EpgGemmArgs, then EpgParams, which
+  // is also the whole of the GEMM's hook (EpgSm90Hook holds only EpgParams).
+  alignas(16) std::byte arguments[kMaxArgumentBytes];
+  const codegen::DeviceGemmArgs fill_gemm = codegen::gemm_args(p);
+  std::memcpy(arguments, &fill_gemm, sizeof fill_gemm);
+  std::byte* hook = arguments + sizeof fill_gemm;
+  codegen::fill_epilogue_params(p, std::span<std::byte>(hook, sizeof arguments - sizeof fill_gemm));
+
+  runtime::LaunchConfig config;
+  config.stream = static_cast<CUstream>(stream);
+  if (k.fill != nullptr) {
+    void* fill_params[] = {arguments};
+    const std::int64_t total = p.L * std::max(p.M, p.N);
+    config.block = {static_cast<unsigned>(kSm90FillThreads), 1, 1};
+    config.grid = {static_cast<unsigned>(std::min<std::int64_t>(ceil_div(total, kSm90FillThreads), 1 << 16)), 1, 1};
+    driver.launch(k.fill, config, fill_params);
+  }
+  const std::int64_t cm = config_.cluster_m;
+  const std::int64_t cluster_tiles = ceil_div(ceil_div(p.M, config_.bm), cm) * ceil_div(p.N, config_.bn) * p.L;
+  const std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
+  config.grid = {static_cast<unsigned>(ctas), 1, 1};
+  config.block = {static_cast<unsigned>(kSm90Threads), 1, 1};
+  config.shared_bytes = k.shared_bytes;
+  config.cluster = {static_cast<unsigned>(cm), 1, 1};
+  void* params[] = {&maps.a, &maps.b, &maps.d, &gemm, hook};
+  driver.launch(k.gemm, config, params);
+}
+
+}  // namespace epigemm::detail

@@ -1,0 +1,63 @@
+// The sm90 operator: one tile configuration of the Hopper GEMM with the
+// fused epilogue. supports() gives the reason for everything it cannot run,
+// compile() builds and loads the problem class's kernel, run() encodes tensor
+// maps only when operands change and launches on the caller's stream: no
+// allocation, synchronisation or file I/O once warm (graph-capturable).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include "api/operator_impl.hpp"
+#include "providers/simt/simt_device_checks.hpp"
+#include "providers/sm90/sm90_plan.hpp"
+#include "providers/sm90/sm90_tensor_maps.hpp"
+#include "providers/sm90/sm90_tile_config.hpp"
+
+namespace epigemm::detail {
+
+class Sm90Operator final : public OperatorImpl {
+ public:
+  /// Kernel parameters the launch may pass: three 128-byte tensor maps,
+  /// GemmParams and the epilogue records (CUDA guarantees 4 KB everywhere).
+  static constexpr std::size_t kMaxArgumentBytes = 4096;
+
+  explicit Sm90Operator(const Sm90TileConfig& config);
+
+  Status supports(const Problem& problem) const override;
+  void compile(const Problem& problem) override;
+  void run(const Problem& problem, void* stream) override;
+  /// The tile heuristic (sm90_preference): the best configuration for the
+  /// problem's shape and the device's SM count ranks first.
+  int preference(const Problem& problem) const override;
+
+  const Sm90TileConfig& config() const noexcept { return config_; }
+  /// Tensor-map encodings so far (they happen only when operands change).
+  std::uint64_t tensor_map_encodings() const { return maps_.encodings(); }
+
+ private:
+  /// One loaded problem class: the GEMM, the identity fill (null when the
+  /// epilogue does not reduce) and the most CTAs that are resident at once.
+  struct Kernels {
+    CUfunction gemm = nullptr;
+    CUfunction fill = nullptr;
+    unsigned max_ctas = 0;
+    unsigned shared_bytes = 0;
+  };
+
+  Status check_device(const Problem& problem) const;
+  std::uint64_t key_of(const Problem& problem, const Sm90Plan& plan) const noexcept;
+  Kernels kernels_for(const Problem& problem, const Sm90Plan& plan);
+  Kernels load(const Problem& problem, const Sm90Plan& plan, std::uint64_t key);
+
+  Sm90TileConfig config_;
+  mutable SimtDeviceChecks device_checks_;
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<std::uint64_t, Kernels> kernels_;
+  Sm90TensorMaps maps_;
+};
+
+}  // namespace epigemm::detail

@@ -1,0 +1,220 @@
+// make_sm90_plan(): the sm90 kernel's requirements on a problem, each with
+// its own reason, and the TMA views of A, B and D when they all hold.
+#include "providers/sm90/sm90_plan.hpp"
+
+#include <climits>
+#include <cstdio>
+#include <string>
+
+#include "codegen/epilogue_emitter.hpp"
+#include "ir/names.hpp"
+
+namespace epigemm::detail {
+namespace {
+
+constexpr std::uint64_t kMaxTmaStride = std::uint64_t{1} << 40;
+
+std::string str(DType t) { return std::string(to_string(t)); }
+
+std::string hex_address(const void* p) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%p", p);
+  return text;
+}
+
+std::uint64_t round_up16(std::uint64_t bytes) { return (bytes + 15) / 16 * 16; }
+
+/// One way to lay a matrix into a TMA view: which axis is contiguous.
+struct Axes {
+  const char* inner_name;  ///< e.g. "K"
+  const char* outer_name;  ///< e.g. "M"
+  bool inner_is_cols;      ///< the matrix's columns (its last dimension) are contiguous
+};
+
+/// Fills `view` for `m` laid out as `axes`; `contiguous` says whether the
+/// inner axis has unit stride (so a failure is about pitches, not layout).
+Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::int64_t L, bool batched,
+                Sm90TmaView& view, bool& contiguous) {
+  const std::int64_t inner = axes.inner_is_cols ? m.cols : m.rows;
+  const std::int64_t outer = axes.inner_is_cols ? m.rows : m.cols;
+  const std::int64_t inner_stride = axes.inner_is_cols ? m.col_stride : m.row_stride;
+  const std::int64_t outer_stride = axes.inner_is_cols ? m.row_stride : m.col_stride;
+  const auto element = static_cast<std::uint64_t>(size_bytes(m.dtype));
+  const std::string who(name);
+  contiguous = inner_stride == 1 || inner == 1;
+  if (!contiguous) {
+    return Status::unsupported(who + "'s " + axes.inner_name + " stride is " + std::to_string(inner_stride) +
+                               " elements, not 1");
+  }
+  const std::uint64_t pitch =
+      outer == 1 ? round_up16(static_cast<std::uint64_t>(inner) * element) : static_cast<std::uint64_t>(outer_stride) * element;
+  if (pitch % 16 != 0 || pitch >= kMaxTmaStride) {
+    return Status::unsupported(who + "'s " + axes.outer_name + " stride is " + std::to_string(outer_stride) +
+                               " elements (" + std::to_string(pitch) +
+                               " bytes); TMA needs strides that are multiples of 16 bytes (pad the " +
+                               axes.inner_name + " dimension)");
+  }
+  std::uint64_t batch_bytes = pitch * static_cast<std::uint64_t>(outer);
+  if (batched && L > 1) {
+    batch_bytes = static_cast<std::uint64_t>(m.batch_stride) * element;
+    if (batch_bytes % 16 != 0 || batch_bytes >= kMaxTmaStride) {
+      return Status::unsupported(who + "'s batch stride is " + std::to_string(m.batch_stride) + " elements (" +
+                                 std::to_string(batch_bytes) + " bytes); TMA needs a multiple of 16 bytes");
+    }
+  }
+  const auto address = reinterpret_cast<std::uintptr_t>(m.tensor->data);
+  if (address % 16 != 0) {
+    return Status::unsupported(who + "'s pointer " + hex_address(m.tensor->data) +
+                               " is not 16-byte aligned; TMA needs 16-byte aligned operands");
+  }
+  view.data = m.tensor->data;
+  view.dtype = m.dtype;
+  view.dims[0] = static_cast<std::uint64_t>(inner);
+  view.dims[1] = static_cast<std::uint64_t>(outer);
+  view.dims[2] = batched ? static_cast<std::uint64_t>(L) : 1;
+  view.strides[0] = pitch;
+  view.strides[1] = batch_bytes < 16 ? 16 : batch_bytes;
+  return Status::ok();
+}
+
+/// K-major first; MN-major when allowed and K-major does not fit.
+Status choose_major(std::string_view name, const MatrixOperand& m, Axes k_major, Axes mn_major, bool fp8,
+                    std::int64_t L, bool batched, Sm90TmaView& view, bool& is_k_major) {
+  bool k_contiguous = false, mn_contiguous = false;
+  Status k = tma_view(name, m, k_major, L, batched, view, k_contiguous);
+  is_k_major = true;
+  if (k) return k;
+  if (fp8) {
+    return Status::unsupported(k.reason() + "; fp8 " + std::string(name) + " must be K-major (" +
+                               (name == "A" ? "row-major A" : "column-major B") + ")");
+  }
+  Status mn = tma_view(name, m, mn_major, L, batched, view, mn_contiguous);
+  is_k_major = false;
+  if (mn) return mn;
+  if (!k_contiguous && !mn_contiguous) {
+    return Status::unsupported(std::string(name) + " has no unit-stride dimension (" + k.reason() + ", " +
+                               mn.reason() + "); the sm90 kernel needs it row- or column-major");
+  }
+  return k_contiguous ? k : mn;
+}
+
+Status check_dtypes(const Problem& p, const Sm90TileConfig& config) {
+  Sm90OperandClass operands{};
+  if (!sm90_operand_class(p.A.dtype, p.B.dtype, operands)) {
+    const DType bad = sm90_operand_class(p.A.dtype, p.A.dtype, operands) ? p.B.dtype : p.A.dtype;
+    return Status::unsupported("sm90 does not support " + str(bad) + " A/B yet (f16, bf16, e4m3 and e5m2 only)");
+  }
+  if (operands != config.operands) {
+    return Status::unsupported(std::string("this operator is for ") +
+                               (config.operands == Sm90OperandClass::fp8 ? "fp8 (e4m3/e5m2)" : "f16/bf16") +
+                               " A/B; A is " + str(p.A.dtype));
+  }
+  const bool f16_accumulator_ok = p.A.dtype == DType::f16 || operands == Sm90OperandClass::fp8;
+  if (p.accumulator != DType::f32 && !(p.accumulator == DType::f16 && f16_accumulator_ok)) {
+    return Status::unsupported("sm90 does not support accumulator " + str(p.accumulator) + " with " +
+                               str(p.A.dtype) + " A/B yet (f32, or f16 for f16/fp8)");
+  }
+  if (p.compute != DType::f32 && p.compute != DType::f16 && p.compute != DType::bf16) {
+    return Status::unsupported("sm90 computes epilogues in f32, f16 or bf16; compute type " + str(p.compute) +
+                               " is not supported");
+  }
+  return codegen::can_emit(*p.dag, p.accumulator, p.compute);
+}
+
+Status check_outputs(const Problem& p, Sm90Plan& plan) {
+  plan.d_slot = -1;
+  for (std::size_t j = 0; j < p.outputs.size(); ++j) {
+    const EpilogueOperand& out = p.outputs[j];
+    if (out.name == "D") plan.d_slot = static_cast<int>(j);
+    if (ir::is_reduce_store(out.store_kind) && out.dtype != DType::f32) {
+      return Status::unsupported("reduction output '" + std::string(out.name) + "' is " + str(out.dtype) +
+                                 "; the sm90 provider reduces into f32 tensors only");
+    }
+  }
+  if (plan.d_slot < 0) return Status::unsupported("the epilogue has no output D");
+  const EpilogueOperand& d = p.outputs[static_cast<std::size_t>(plan.d_slot)];
+  if (d.store_kind != ir::StoreKind::Tile) return Status::unsupported("D is not stored as a tile");
+  if (d.dtype != DType::f16 && d.dtype != DType::bf16 && d.dtype != DType::f32) {
+    return Status::unsupported("D is " + str(d.dtype) +
+                               "; the sm90 kernel stores D as f16, bf16 or f32 (staged in shared memory, written by "
+                               "TMA)");
+  }
+  plan.d_dtype = d.dtype;
+  return Status::ok();
+}
+
+Status check_extents(const Problem& p) {
+  const std::pair<const char*, std::int64_t> extents[] = {{"M", p.M}, {"N", p.N}, {"K", p.K}, {"L", p.L}};
+  for (const auto& [name, value] : extents) {
+    if (value > INT_MAX) {
+      return Status::unsupported(std::string(name) + " = " + std::to_string(value) +
+                                 " is too large for the sm90 kernel's 32-bit coordinates");
+    }
+  }
+  // The tile scheduler counts 64x128 tiles of the whole batch in an int.
+  const std::int64_t tiles = (p.M + 63) / 64 * ((p.N + 127) / 128) * p.L;
+  if (tiles > INT_MAX) return Status::unsupported("the problem has too many output tiles for the sm90 scheduler");
+  return Status::ok();
+}
+
+/// Whether an operand's offset along `axis` of extent `extent` is the index
+/// itself (stride 1, or a single element, where the stride is recorded as 0).
+bool unit_axis(std::int64_t stride, std::int64_t extent) { return stride == 1 || (extent == 1 && stride == 0); }
+
+void unit_masks(const Problem& p, Sm90Plan& plan) {
+  plan.unit_inputs = plan.unit_outputs = 0;
+  for (std::size_t i = 0; i < p.inputs.size() && i < 64; ++i) {
+    const EpilogueOperand& in = p.inputs[i];
+    const bool unit = in.load_kind == ir::LoadKind::Column ? unit_axis(in.stride_m, p.M) : unit_axis(in.stride_n, p.N);
+    if (unit) plan.unit_inputs |= std::uint64_t{1} << i;
+  }
+  for (std::size_t j = 0; j < p.outputs.size() && j < 64; ++j) {
+    if (unit_axis(p.outputs[j].stride_n, p.N)) plan.unit_outputs |= std::uint64_t{1} << j;
+  }
+}
+
+}  // namespace
+
+bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
+  if ((a == DType::f16 || a == DType::bf16) && a == b) {
+    out = Sm90OperandClass::bits16;
+    return true;
+  }
+  if (is_fp8(a) && is_fp8(b)) {
+    out = Sm90OperandClass::fp8;
+    return true;
+  }
+  return false;
+}
+
+Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& plan) {
+  if (p.dag == nullptr) return Status::unsupported("the problem has no epilogue DAG");
+  if (Status s = check_dtypes(p, config); !s) return s;
+  if (Status s = check_outputs(p, plan); !s) return s;
+  if (Status s = check_extents(p); !s) return s;
+  const bool fp8 = config.operands == Sm90OperandClass::fp8;
+  plan.a_batched = p.A.batch_stride != 0;
+  plan.b_batched = p.B.batch_stride != 0;
+  // A is M x K: K-major = row-major; B is K x N: K-major = column-major.
+  if (Status s = choose_major("A", p.A, {"K", "M", true}, {"M", "K", false}, fp8, p.L, plan.a_batched, plan.a,
+                              plan.a_k_major);
+      !s) {
+    return s;
+  }
+  if (Status s = choose_major("B", p.B, {"K", "N", false}, {"N", "K", true}, fp8, p.L, plan.b_batched, plan.b,
+                              plan.b_k_major);
+      !s) {
+    return s;
+  }
+  bool d_contiguous = false;
+  if (Status s = tma_view("D", p.D, {"N", "M", true}, p.L, true, plan.d, d_contiguous); !s) {
+    if (!d_contiguous) return Status::unsupported(s.reason() + "; the sm90 kernel writes D row-major (N contiguous)");
+    return s;
+  }
+  plan.ldd = p.M == 1 ? static_cast<std::int64_t>(plan.d.strides[0] / size_bytes(p.D.dtype)) : p.D.row_stride;
+  plan.d_batch = p.D.batch_stride;
+  unit_masks(p, plan);
+  return Status::ok();
+}
+
+}  // namespace epigemm::detail

@@ -1,0 +1,51 @@
+// Sm90Plan: what the sm90 kernel needs to know about one problem besides the
+// epilogue (operand majors, the three TMA views, D's slot and strides), and
+// make_sm90_plan(), which says why a problem cannot run (dtypes, layouts,
+// TMA alignment, sizes) before anything touches the device.
+#pragma once
+
+#include <cstdint>
+
+#include "api/problem.hpp"
+#include "epigemm/error.hpp"
+#include "providers/sm90/sm90_tile_config.hpp"
+
+namespace epigemm::detail {
+
+/// A matrix operand as a 3-D TMA tensor map walks it: dims innermost first
+/// {contiguous, other, batch}; strides in bytes of the second and third
+/// dimension (multiples of 16).
+struct Sm90TmaView {
+  const void* data = nullptr;
+  DType dtype = DType::f16;
+  std::uint64_t dims[3] = {1, 1, 1};
+  std::uint64_t strides[2] = {16, 16};
+};
+
+struct Sm90Plan {
+  bool a_k_major = true;  ///< A row-major (K contiguous); else column-major (M contiguous)
+  bool b_k_major = true;  ///< B column-major (K contiguous); else row-major (N contiguous)
+  bool a_batched = true;  ///< false when one A serves the whole batch
+  bool b_batched = true;
+  int d_slot = 0;         ///< D's index among the epilogue outputs
+  DType d_dtype = DType::f16;
+  Sm90TmaView a, b, d;    ///< A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L}
+  std::int64_t ldd = 0;      ///< D's row stride (elements), for the ragged-edge stores
+  std::int64_t d_batch = 0;  ///< D's batch stride (elements)
+  /// Bit I: epilogue input I steps by one element along its contiguous axis
+  /// (n for rows and tiles, m for columns); bit J of unit_outputs likewise
+  /// for tile output J. The kernel then indexes without a multiply.
+  std::uint64_t unit_inputs = 0;
+  std::uint64_t unit_outputs = 0;
+};
+
+/// Whether `problem` fits the sm90 kernel with `config`, and if so its plan.
+/// Reasons name the operand at fault and what would make it fit. Looks at
+/// dtypes, layouts, strides, pointers' 16-byte alignment and extents only:
+/// not at the device (see Sm90Operator::supports).
+Status make_sm90_plan(const Problem& problem, const Sm90TileConfig& config, Sm90Plan& plan);
+
+/// The operand class of a problem's A/B dtypes, if the sm90 kernel has one.
+bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept;
+
+}  // namespace epigemm::detail

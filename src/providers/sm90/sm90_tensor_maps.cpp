@@ -1,0 +1,87 @@
+// Encodes the sm90 kernel's tensor maps (3-D, 128-byte swizzle, boxes as
+// kernels/sm90_gemm_config.cuh expects) and keeps the last set per operator.
+#include "providers/sm90/sm90_tensor_maps.hpp"
+
+#include <cstring>
+
+namespace epigemm::detail {
+namespace {
+
+CUtensorMapDataType map_type(DType t) {
+  switch (t) {
+    case DType::f16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case DType::bf16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case DType::f32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    default: return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // e4m3, e5m2: raw bytes
+  }
+}
+
+bool same_view(const Sm90TmaView& x, const Sm90TmaView& y) {
+  return x.data == y.data && x.dtype == y.dtype && std::memcmp(x.dims, y.dims, sizeof x.dims) == 0 &&
+         std::memcmp(x.strides, y.strides, sizeof x.strides) == 0;
+}
+
+bool same_maps(const Sm90Plan& x, const Sm90Plan& y) {
+  return x.a_k_major == y.a_k_major && x.b_k_major == y.b_k_major && same_view(x.a, y.a) && same_view(x.b, y.b) &&
+         same_view(x.d, y.d);
+}
+
+void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned box0, unsigned box1, const char* what,
+                CUtensorMap& map) {
+  const cuuint64_t dims[3] = {v.dims[0], v.dims[1], v.dims[2]};
+  const cuuint64_t strides[2] = {v.strides[0], v.strides[1]};
+  const cuuint32_t box[3] = {box0, box1, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  driver.check(driver.tensor_map_encode_tiled(&map, map_type(v.dtype), 3, const_cast<void*>(v.data), dims, strides,
+                                              box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+               what);
+}
+
+}  // namespace
+
+Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan) noexcept {
+  Sm90GemmParams g;
+  g.M = static_cast<int>(p.M);
+  g.N = static_cast<int>(p.N);
+  g.K = static_cast<int>(p.K);
+  g.L = static_cast<int>(p.L);
+  g.group_m = 8;
+  g.a_batched = plan.a_batched ? 1 : 0;
+  g.b_batched = plan.b_batched ? 1 : 0;
+  g.d = const_cast<void*>(plan.d.data);
+  g.ldd = plan.ldd;
+  g.d_batch = plan.d_batch;
+  return g;
+}
+
+void Sm90TensorMaps::get(const runtime::Driver& driver, const Sm90Plan& plan, Sm90Maps& out) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!valid_ || !same_maps(plan, last_)) encode(driver, plan);
+  out = maps_;
+}
+
+std::uint64_t Sm90TensorMaps::encodings() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return encodings_;
+}
+
+void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan) {
+  valid_ = false;
+  const int bk = config_.bk();
+  // A: K-major {K, M, L} in boxes of bk x bm; M-major {M, K, L} in 64 x bk.
+  const unsigned a0 = plan.a_k_major ? bk : 64, a1 = plan.a_k_major ? config_.bm : bk;
+  // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk.
+  const unsigned b0 = plan.b_k_major ? bk : 64, b1 = plan.b_k_major ? config_.bn / config_.cluster_m : bk;
+  // D: {N, M, L} in chunks of 128 bytes x 64 rows.
+  const unsigned d0 = static_cast<unsigned>(128 / size_bytes(plan.d_dtype));
+  encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
+  encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);
+  encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d);
+  last_ = plan;
+  valid_ = true;
+  ++encodings_;
+}
+
+}  // namespace epigemm::detail

@@ -1,0 +1,67 @@
+// The sm90 kernel's launch records on the host: the three TMA tensor maps
+// of A, B and D (encoded through the driver, re-encoded only when a pointer,
+// extent or stride changes) and the mirror of the kernel's GemmParams.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "api/problem.hpp"
+#include "providers/sm90/sm90_plan.hpp"
+#include "providers/sm90/sm90_tile_config.hpp"
+#include "runtime/driver.hpp"
+
+namespace epigemm::detail {
+
+/// Same layout as epigemm::sm90::GemmParams (kernels/sm90_gemm_config.cuh).
+struct Sm90GemmParams {
+  int M = 0, N = 0, K = 0, L = 1;
+  int group_m = 8;
+  int a_batched = 1;
+  int b_batched = 1;
+  void* d = nullptr;
+  long long ldd = 0;
+  long long d_batch = 0;
+};
+static_assert(sizeof(Sm90GemmParams) == 56 && offsetof(Sm90GemmParams, d) == 32,
+              "Sm90GemmParams must match epigemm::sm90::GemmParams");
+
+/// GemmParams for a planned problem (group of 8 cluster rows in the tile order).
+Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan) noexcept;
+
+/// The three maps one launch passes, in the kernel's parameter order.
+struct Sm90Maps {
+  CUtensorMap a;
+  CUtensorMap b;
+  CUtensorMap d;
+};
+
+/// The last encoded maps of one operator (one tile configuration). Thread-safe.
+class Sm90TensorMaps {
+ public:
+  explicit Sm90TensorMaps(const Sm90TileConfig& config) : config_(config) {}
+
+  /// Copies into `out` the maps of `plan`'s views: the cached ones when the
+  /// views and majors equal the last call's, else freshly encoded (and
+  /// kept). Allocates nothing; throws Error(Cuda) naming the operand when
+  /// the driver refuses an encoding.
+  void get(const runtime::Driver& driver, const Sm90Plan& plan, Sm90Maps& out);
+
+  /// How many times maps were encoded (for tests of the cache).
+  std::uint64_t encodings() const;
+
+ private:
+  void encode(const runtime::Driver& driver, const Sm90Plan& plan);
+
+  Sm90TileConfig config_;
+  mutable std::mutex mutex_;
+  bool valid_ = false;
+  Sm90Plan last_;
+  Sm90Maps maps_{};
+  std::uint64_t encodings_ = 0;
+};
+
+}  // namespace epigemm::detail

@@ -1,0 +1,65 @@
+// The tile configurations the sm90 provider offers (CTA tile, cluster,
+// pipeline depth, operand class), what each one costs in shared memory, its
+// operator metadata, and the heuristic that ranks them for a problem shape.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "api/problem.hpp"
+#include "epigemm/operator.hpp"
+
+namespace epigemm::detail {
+
+/// The operand families that share one kernel shape: 16-bit (f16, bf16;
+/// 64 elements of K per stage) and 8-bit (e4m3, e5m2; 128 per stage).
+enum class Sm90OperandClass { bits16, fp8 };
+
+/// One kernel shape: kernels/sm90_gemm_config.cuh's GemmConfig minus the
+/// dtypes and majors, which come from the problem.
+struct Sm90TileConfig {
+  int bm = 128;         ///< CTA tile rows: 64 or 128
+  int bn = 256;         ///< CTA tile columns
+  int cluster_m = 1;    ///< 1 or 2 CTAs along M sharing B by multicast
+  int stages = 3;       ///< depth of the TMA/mbarrier ring
+  Sm90OperandClass operands = Sm90OperandClass::bits16;
+
+  /// K per pipeline stage: one 128-byte swizzle row.
+  int bk() const noexcept { return operands == Sm90OperandClass::fp8 ? 128 : 64; }
+  /// Columns each consumer warpgroup owns (two consumers split the CTA tile).
+  int warpgroup_n() const noexcept { return bm == 128 ? bn : bn / 2; }
+  /// Output staging chunks each consumer holds at once for a D of
+  /// `d_bytes` per element: the whole warpgroup tile when shared memory
+  /// allows, else the largest power-of-two part that fits.
+  int epilogue_slots(int d_bytes) const noexcept;
+  /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
+  int shared_bytes(int d_bytes) const noexcept;
+  /// "128x256x64_c2x1".
+  std::string shape_name() const;
+};
+
+/// Largest dynamic shared memory of one sm_90 block (227 KB).
+inline constexpr int kSm90MaxSharedBytes = 232448;
+/// SM count assumed when no device can be asked (an H100/H200 SXM).
+inline constexpr int kSm90DefaultSmCount = 132;
+
+/// Every configuration offered: for each operand class, 128x256 (2x1 and
+/// 1x1 clusters), 128x128 (1x1 and 2x1) and 64x128 for small M.
+std::span<const Sm90TileConfig> sm90_tile_configs();
+
+/// Metadata: provider "sm90", name "sm90_<class>_<shape>", tile, cluster,
+/// stages, min_sm 90, and extra facts (dtypes, layouts, accumulators,
+/// output dtypes, kernel).
+OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
+
+/// The heuristic's modelled time of `problem` on `config` with `sm_count`
+/// SMs, in arbitrary units: waves of tiles over the SMs times the time of
+/// one tile (tile area over the tile's measured relative efficiency), plus
+/// a small term that favours 2x1 clusters when many waves share B.
+double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count);
+
+/// preference() for `config`: higher for a smaller modelled time; always
+/// far above the simt provider's.
+int sm90_preference(const Sm90TileConfig& config, const Problem& problem, int sm_count);
+
+}  // namespace epigemm::detail

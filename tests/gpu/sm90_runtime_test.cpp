@@ -1,0 +1,227 @@
+// The sm90 provider around the kernel: problems it rejects (with the reason)
+// run on simt through get_operators; operators exist for sm_90 only and carry
+// their metadata; run() is graph-capturable, loads nothing when warm, and
+// encodes tensor maps only when operands change.
+#include <dlfcn.h>
+
+#include <set>
+#include <type_traits>
+
+#include "gpu/sm90_problem.hpp"
+#include "providers/sm90/sm90_operator.hpp"
+#include "runtime/kernel_cache.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+class Sm90Runtime : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+
+  /// Every sm90 candidate refuses with a reason containing `phrase`, and
+  /// get_operators hands the problem to simt, which runs it correctly.
+  void expect_rejected_then_simt(GpuProblem& p, const std::string& phrase, DType accumulator = DType::f32) {
+    const GemmArguments args = p.args(true, accumulator, DType::f32);
+    const auto candidates = explain_operators(args, sm90_query());
+    ASSERT_EQ(candidates.size(), detail::sm90_tile_configs().size());
+    for (const auto& c : candidates) {
+      ASSERT_FALSE(c.status) << c.op.name() << " accepted it";
+      // Operators of the other operand class say so instead.
+      if (c.status.reason().find("this operator is for") != std::string::npos) continue;
+      EXPECT_NE(c.status.reason().find(phrase), std::string::npos) << c.op.name() << ": " << c.status.reason();
+    }
+    const auto ops = get_operators(args, {.target_sm = 90});
+    ASSERT_FALSE(ops.empty());
+    EXPECT_EQ(ops.front().metadata().provider, "simt");
+    p.run_and_compare(accumulator);
+  }
+
+  static void epilogue(GpuProblem& p, std::int64_t M, std::int64_t N, DType d = DType::f16, Dims d_strides = {},
+                       std::size_t d_offset = 0) {
+    p.set_source("def epi(accum, C):\n    D = accum + C\n    return D\n");
+    p.add("C", DType::f16, {M, N});
+    p.add("D", d, {M, N}, d_strides, true, d_offset);
+  }
+};
+
+TEST_F(Sm90Runtime, RejectedProblemsRunOnSimt) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  const std::int64_t M = 40, N = 24, K = 7;
+  {
+    SCOPED_TRACE("A's rows 14 bytes apart");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::f16, {M, K});
+    p.add("B", DType::f16, {K, N});
+    epilogue(p, M, N);
+    expect_rejected_then_simt(p, "multiples of 16 bytes");
+  }
+  {
+    SCOPED_TRACE("B's pointer 2 bytes past 16-byte alignment");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::f16, {M, 8});
+    p.add("B", DType::f16, {8, N}, {}, false, 2);
+    epilogue(p, M, N);
+    expect_rejected_then_simt(p, "not 16-byte aligned");
+  }
+  {
+    SCOPED_TRACE("D column-major");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::f16, {M, 8});
+    p.add("B", DType::f16, {8, N});
+    epilogue(p, M, N, DType::f16, {1, M});
+    expect_rejected_then_simt(p, "row-major");
+  }
+  {
+    SCOPED_TRACE("D is e4m3");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::f16, {M, 8});
+    p.add("B", DType::f16, {8, N});
+    epilogue(p, M, N, DType::e4m3);
+    expect_rejected_then_simt(p, "stores D as f16, bf16 or f32");
+  }
+  {
+    SCOPED_TRACE("tf32 operands");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::tf32, {M, 8});
+    p.add("B", DType::tf32, {8, N});
+    epilogue(p, M, N, DType::f32);
+    expect_rejected_then_simt(p, "sm90 does not support tf32");
+  }
+  {
+    SCOPED_TRACE("fp8 B row-major");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::e4m3, {M, 16});
+    p.add("B", DType::e4m3, {16, 32});
+    epilogue(p, M, 32);
+    expect_rejected_then_simt(p, "must be K-major");
+  }
+}
+
+TEST_F(Sm90Runtime, HostTensorsAndOtherTargetsGetNoSm90Operator) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem p(*driver, rng);
+  add_padded_ab(p, DType::f16, DType::f16, 1, 16, 24, 8);
+  epilogue(p, 16, 24);
+  const auto host = explain_operators(p.args(false, DType::f32, DType::f32), sm90_query());
+  ASSERT_FALSE(host.empty());
+  for (const auto& c : host) EXPECT_EQ(c.status.reason(), "A is a host tensor; the sm90 provider needs CUDA tensors");
+  OperatorQuery sm80 = sm90_query();
+  sm80.target_sm = 80;
+  EXPECT_TRUE(explain_operators(p.args(true, DType::f32, DType::f32), sm80).empty());
+}
+
+TEST_F(Sm90Runtime, OperatorsCarryTheirMetadata) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem p(*driver, rng);
+  add_padded_ab(p, DType::bf16, DType::bf16, 1, 16, 24, 8);
+  epilogue(p, 16, 24);
+  const auto candidates = explain_operators(p.args(true, DType::f32, DType::f32), sm90_query());
+  ASSERT_EQ(candidates.size(), 10u);
+  std::set<std::string> names;
+  for (const auto& c : candidates) {
+    const OperatorMetadata& md = c.op.metadata();
+    names.insert(md.name);
+    EXPECT_EQ(md.provider, "sm90");
+    EXPECT_EQ(md.min_sm, 90);
+    EXPECT_TRUE(md.tile.m == 64 || md.tile.m == 128) << md.name;
+    EXPECT_TRUE(md.cluster.m == 1 || md.cluster.m == 2) << md.name;
+    EXPECT_GE(md.stages, 3) << md.name;
+    EXPECT_FALSE(md.extra.at("dtypes").empty());
+    EXPECT_EQ(static_cast<bool>(c.status), md.extra.at("dtypes") == "f16,bf16") << md.name << ": " << c.status.reason();
+  }
+  EXPECT_EQ(names.size(), 10u);
+}
+
+TEST_F(Sm90Runtime, WarmRunsLoadNothingAndEncodeMapsOnlyWhenOperandsChange) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem first(*driver, rng);
+  add_padded_ab(first, DType::f16, DType::f16, 2, 70, 90, 40);
+  add_padded_case(first, seed_epilogues()[1], 2, 70, 90);
+  const std::string name = run_sm90_and_compare(first);
+  ASSERT_FALSE(name.empty());
+  auto pinned = [name](const OperatorMetadata& md) { return md.name == name; };
+  Operator op = explain_operators(first.args(true, DType::f32, DType::f32), sm90_query(pinned)).at(0).op;
+  auto impl = std::dynamic_pointer_cast<detail::Sm90Operator>(op.impl());
+  ASSERT_NE(impl, nullptr);
+  const std::size_t loaded = runtime::KernelLoader::instance().loaded_count();
+  const std::uint64_t encodings = impl->tensor_map_encodings();
+  op.run(first.args(true, DType::f32, DType::f32));
+  op.run(first.args(true, DType::f32, DType::f32));
+  EXPECT_EQ(impl->tensor_map_encodings(), encodings) << "same operands, same maps";
+  // Other buffers and extents of the same class: the same kernel, new maps.
+  GpuProblem second(*driver, rng);
+  add_padded_ab(second, DType::f16, DType::f16, 2, 33, 120, 17);
+  add_padded_case(second, seed_epilogues()[1], 2, 33, 120);
+  run_sm90_and_compare(second, DType::f32, DType::f32, pinned);
+  EXPECT_EQ(runtime::KernelLoader::instance().loaded_count(), loaded);
+  EXPECT_EQ(impl->tensor_map_encodings(), encodings + 1);
+}
+
+/// The graph entry points of libcuda, which the library's Driver does not need.
+struct GraphApi {
+  decltype(&::cuStreamBeginCapture) begin_capture = nullptr;
+  decltype(&::cuStreamEndCapture) end_capture = nullptr;
+  decltype(&::cuGraphInstantiateWithFlags) instantiate = nullptr;
+  decltype(&::cuGraphLaunch) launch = nullptr;
+  decltype(&::cuGraphExecDestroy) exec_destroy = nullptr;
+  decltype(&::cuGraphDestroy) destroy = nullptr;
+
+  bool load() {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (lib == nullptr) return false;
+    const auto sym = [lib](auto& fn, const char* name) { fn = reinterpret_cast<std::decay_t<decltype(fn)>>(dlsym(lib, name)); };
+    sym(begin_capture, "cuStreamBeginCapture_v2");
+    sym(end_capture, "cuStreamEndCapture");
+    sym(instantiate, "cuGraphInstantiateWithFlags");
+    sym(launch, "cuGraphLaunch");
+    sym(exec_destroy, "cuGraphExecDestroy");
+    sym(destroy, "cuGraphDestroy");
+    return begin_capture && end_capture && instantiate && launch && exec_destroy && destroy;
+  }
+};
+
+TEST_F(Sm90Runtime, CapturedRunWithReductionsReplaysWithNewData) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  GraphApi graph_api;
+  ASSERT_TRUE(graph_api.load()) << "libcuda lacks the graph API";
+  GpuProblem p(*driver, rng);
+  const std::int64_t L = 2, M = 150, N = 70, K = 40;
+  add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+  p.set_source("def epi(accum, C, alpha):\n    F = accum * alpha + C\n    D = relu(F)\n    s = sum(F)\n"
+               "    c = max(D)\n    return D, F, s, c\n");
+  p.scalar("alpha", 0.5);
+  p.add("C", DType::bf16, {L, M, N});
+  p.add("D", DType::bf16, {L, M, N}, padded_rows(DType::bf16, {L, M, N}), true);
+  p.add("F", DType::f32, {L, M, N}, {}, true);
+  p.add("s", DType::f32, {L, M, 1}, {}, true);
+  p.add("c", DType::f32, {L, 1, N}, {}, true);
+  const GemmArguments args = p.args(true, DType::f32, DType::f32);
+  Operator op = get_operators(args, sm90_query()).at(0);
+  op.run(args);  // the first run compiles and loads outside the capture
+  driver->check(driver->ctx_synchronize(), "first run");
+
+  CUstream stream = nullptr;
+  driver->check(driver->stream_create(&stream, CU_STREAM_NON_BLOCKING), "creating a stream");
+  driver->check(graph_api.begin_capture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), "beginning capture");
+  op.run(args, stream);
+  CUgraph graph = nullptr;
+  driver->check(graph_api.end_capture(stream, &graph), "ending capture (run() must not synchronise or allocate)");
+  CUgraphExec exec = nullptr;
+  driver->check(graph_api.instantiate(&exec, graph, 0), "instantiating the graph");
+  for (int replay = 0; replay < 3; ++replay) {
+    SCOPED_TRACE("replay " + std::to_string(replay));
+    p.refresh_inputs();
+    p.poison_outputs(static_cast<unsigned char>(0xFF - replay));
+    driver->check(driver->ctx_synchronize(), "uploading inputs");
+    driver->check(graph_api.launch(exec, stream), "launching the graph");
+    driver->check(driver->stream_synchronize(stream), "waiting for the graph");
+    p.run_reference_once(DType::f32, DType::f32);
+    p.compare_outputs("graph replay");
+  }
+  graph_api.exec_destroy(exec);
+  graph_api.destroy(graph);
+  driver->stream_destroy(stream);
+}
+
+}  // namespace
+}  // namespace epigemm::testing

@@ -1,0 +1,185 @@
+// The sm90 provider's decisions that need no GPU: which problems the kernel
+// takes (majors, TMA views) and the reason for each it refuses; the shared
+// memory of every tile configuration; the tile heuristic on known shapes.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <random>
+#include <set>
+
+#include "api/problem.hpp"
+#include "common/host_tensor.hpp"
+#include "epigemm/epigemm.hpp"
+#include "providers/sm90/sm90_plan.hpp"
+#include "providers/sm90/sm90_tile_config.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+using detail::Sm90OperandClass;
+using detail::Sm90Plan;
+using detail::Sm90TileConfig;
+
+const Sm90TileConfig kBig16{128, 256, 2, 3, Sm90OperandClass::bits16};
+const Sm90TileConfig kBigFp8{128, 256, 2, 3, Sm90OperandClass::fp8};
+
+/// A host problem D = epilogue(A @ B) with tensors of chosen dtypes and strides.
+struct HostProblem {
+  std::vector<std::unique_ptr<HostTensor>> owned;
+  GemmArguments args;
+  detail::Problem problem;
+
+  HostTensor& tensor(DType dtype, Dims shape, Dims strides = {}) {
+    owned.push_back(std::make_unique<HostTensor>(dtype, shape, strides));
+    return *owned.back();
+  }
+
+  HostProblem(DType ab, Dims a_shape, Dims a_strides, Dims b_shape, Dims b_strides, DType d, Dims d_strides = {},
+              DType accumulator = DType::f32, DType compute = DType::f32,
+              std::string source = "def epi(accum):\n    D = accum\n    return D\n", DType extra_out = DType::f32) {
+    const int r = a_shape.size();
+    const std::int64_t M = a_shape[r - 2], N = b_shape[b_shape.size() - 1];
+    const std::int64_t L = r == 3 ? a_shape[0] : 1;
+    args.A = tensor(ab, a_shape, a_strides).ref();
+    args.B = tensor(ab, b_shape, b_strides).ref();
+    args.out = tensor(d, L > 1 ? Dims{L, M, N} : Dims{M, N}, d_strides).ref();
+    args.accumulator = accumulator;
+    args.compute = compute;
+    std::map<std::string, Binding> bindings{{"D", Binding(args.out)}};
+    if (source.find(" s\n") != std::string::npos) bindings.emplace("s", Binding(tensor(extra_out, {M, 1}).ref()));
+    args.epilogue.emplace(source, bindings);
+    detail::analyze(args, problem);
+  }
+
+  Status plan(const Sm90TileConfig& config, Sm90Plan& out) const { return detail::make_sm90_plan(problem, config, out); }
+  std::string reason(const Sm90TileConfig& config) const {
+    Sm90Plan out;
+    const Status s = plan(config, out);
+    EXPECT_FALSE(s) << "the plan accepted it";
+    return s.reason();
+  }
+};
+
+bool contains(const std::string& text, const std::string& phrase) { return text.find(phrase) != std::string::npos; }
+
+TEST(Sm90Plan, PicksMajorsAndTmaViewsFromStrides) {
+  // A (2, 40, 24) row-major, B (2, 24, 32) row-major, D f32 (2, 40, 32).
+  HostProblem rr(DType::f16, {2, 40, 24}, {}, {2, 24, 32}, {}, DType::f32);
+  Sm90Plan plan;
+  ASSERT_TRUE(rr.plan(kBig16, plan));
+  EXPECT_TRUE(plan.a_k_major);
+  EXPECT_FALSE(plan.b_k_major);
+  EXPECT_EQ(plan.a.dims[0], 24u);  // {K, M, L}
+  EXPECT_EQ(plan.a.dims[1], 40u);
+  EXPECT_EQ(plan.a.dims[2], 2u);
+  EXPECT_EQ(plan.a.strides[0], 48u);
+  EXPECT_EQ(plan.a.strides[1], 48u * 40u);
+  EXPECT_EQ(plan.b.dims[0], 32u);  // {N, K, L}
+  EXPECT_EQ(plan.d.dims[0], 32u);  // {N, M, L}
+  EXPECT_EQ(plan.d.strides[0], 128u);
+  EXPECT_EQ(plan.ldd, 32);
+  EXPECT_EQ(plan.d_batch, 40 * 32);
+  // A column-major and B column-major (K-major), batch shared through stride 0.
+  HostProblem cc(DType::bf16, {2, 40, 24}, {0, 1, 40}, {1, 24, 32}, {24 * 32, 1, 24}, DType::bf16);
+  ASSERT_TRUE(cc.plan(kBig16, plan));
+  EXPECT_FALSE(plan.a_k_major);
+  EXPECT_TRUE(plan.b_k_major);
+  EXPECT_FALSE(plan.a_batched);
+  EXPECT_FALSE(plan.b_batched);
+  EXPECT_EQ(plan.a.dims[2], 1u);
+  EXPECT_EQ(plan.b.dims[0], 24u);  // {K, N, L}
+}
+
+TEST(Sm90Plan, RefusesWhatTmaCannotDescribeWithTheReason) {
+  // K = 7: A's rows 14 bytes apart.
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 7}, {}, {7, 32}, {}, DType::f16).reason(kBig16),
+                       "A's M stride is 7 elements (14 bytes)"));
+  // N = 20 f16: D's rows 40 bytes apart.
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 20}, {1, 8}, DType::f16).reason(kBig16),
+                       "D's M stride is 20 elements (40 bytes)"));
+  // D column-major.
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {1, 40}).reason(kBig16),
+                       "writes D row-major"));
+  // A with no unit stride at all.
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {16, 2}, {8, 32}, {}, DType::f16).reason(kBig16),
+                       "A has no unit-stride dimension"));
+  // A batch stride of 8 bytes.
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {2, 40, 8}, {4, 8, 1}, {2, 8, 32}, {}, DType::f16).reason(kBig16),
+                       "A's batch stride is 4 elements"));
+}
+
+TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
+  EXPECT_EQ(HostProblem(DType::tf32, {40, 8}, {}, {8, 32}, {}, DType::f32).reason(kBig16),
+            "sm90 does not support tf32 A/B yet (f16, bf16, e4m3 and e5m2 only)");
+  EXPECT_TRUE(contains(HostProblem(DType::i8, {40, 16}, {}, {16, 32}, {}, DType::i32, {}, DType::i32).reason(kBig16),
+                       "sm90 does not support i8"));
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16).reason(kBigFp8),
+                       "this operator is for fp8"));
+  EXPECT_TRUE(contains(HostProblem(DType::e4m3, {40, 16}, {}, {16, 32}, {}, DType::f16).reason(kBigFp8),
+                       "fp8 B must be K-major (column-major B)"));
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::e4m3).reason(kBig16),
+                       "D is e4m3; the sm90 kernel stores D as f16, bf16 or f32"));
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {}, DType::f32, DType::f64)
+                           .reason(kBig16),
+                       "compute type f64 is not supported"));
+  const std::string reduce = "def epi(accum):\n    D = accum\n    s = sum(accum)\n    return D, s\n";
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {}, DType::f32, DType::f32,
+                                   reduce, DType::f16)
+                           .reason(kBig16),
+                       "reduction output 's' is f16"));
+  Sm90Plan plan;
+  EXPECT_TRUE(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {}, DType::f32, DType::f32, reduce)
+                  .plan(kBig16, plan));
+  EXPECT_EQ(plan.d_slot, 0);
+  // fp8 K-major with an f16 accumulator is fine; bf16 with f16 is not asked (analyze refuses it).
+  EXPECT_TRUE(HostProblem(DType::e5m2, {40, 16}, {}, {16, 32}, {1, 16}, DType::bf16, {}, DType::f16).plan(kBigFp8, plan));
+}
+
+TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
+  std::set<std::string> names;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    names.insert(detail::sm90_metadata(c).name);
+    for (int d_bytes : {2, 4}) {
+      EXPECT_LE(c.shared_bytes(d_bytes), detail::kSm90MaxSharedBytes) << c.shape_name();
+      const int chunks = c.warpgroup_n() * d_bytes / 128;
+      EXPECT_EQ(chunks % c.epilogue_slots(d_bytes), 0) << c.shape_name();
+    }
+  }
+  EXPECT_EQ(names.size(), detail::sm90_tile_configs().size());
+  // The 128x256 tile stages an f32 D in halves; 16-bit D whole.
+  EXPECT_EQ(kBig16.epilogue_slots(4), 4);
+  EXPECT_EQ(kBig16.epilogue_slots(2), 4);
+}
+
+/// The configuration the heuristic ranks first for extents (M, N, K).
+Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K) {
+  detail::Problem p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  const Sm90TileConfig* best = nullptr;
+  int best_score = 0;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    if (c.operands != Sm90OperandClass::bits16) continue;
+    const int score = detail::sm90_preference(c, p, 132);
+    EXPECT_GT(score, 0);
+    if (best == nullptr || score > best_score) best = &c, best_score = score;
+  }
+  return *best;
+}
+
+TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
+  EXPECT_EQ(best_for(16, 8192, 8192).bm, 64);
+  EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
+  EXPECT_EQ(best_for(1024, 1024, 1024).bm, 64);  // 128x256 would leave 100 SMs idle
+  const Sm90TileConfig big = best_for(8192, 8192, 8192);
+  EXPECT_EQ(big.bm, 128);
+  EXPECT_EQ(big.bn, 256);
+  EXPECT_EQ(big.cluster_m, 2);
+  const Sm90TileConfig mid = best_for(4096, 4096, 4096);
+  EXPECT_EQ(mid.bn, 256);
+  EXPECT_EQ(mid.cluster_m, 1);
+}
+
+}  // namespace
+}  // namespace epigemm::testing
