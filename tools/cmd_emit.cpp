@@ -1,15 +1,14 @@
-// `epigemm emit`: the CUDA source the code generator (src/codegen) builds
-// for a problem: a kernel template of kernels/ instantiated with the
-// generated epilogue; optionally compiled with NVRTC to check it (no GPU
-// needed).
+// `epigemm emit`: the CUDA source the chosen GPU operator compiles for a
+// problem (the kernel template of kernels/ instantiated with the generated
+// epilogue); optionally compiled with NVRTC to check it. Needs no GPU: the
+// tensors only describe shapes, strides and dtypes.
 #include <cstdio>
 #include <iostream>
 
-#include "api/problem.hpp"
 #include "codegen/embedded_kernels.hpp"
-#include "codegen/kernel_source.hpp"
 #include "commands.hpp"
 #include "epigemm/error.hpp"
+#include "execution_flags.hpp"
 #include "flag_values.hpp"
 #include "problem_data.hpp"
 #include "runtime/nvrtc.hpp"
@@ -19,16 +18,24 @@ namespace {
 
 FlagSet make_flags() {
   FlagSet flags("epigemm emit", "[flags]",
-                "Prints the complete CUDA C++ translation unit generated for a problem: the kernel template\n"
-                "instantiated with the epilogue's generated code, as NVRTC compiles it. Takes the same problem\n"
-                "flags as epigemm run.");
+                "Prints the complete CUDA C++ translation unit that the GPU operator epigemm run would choose\n"
+                "compiles for a problem (or the one --operator names), as NVRTC compiles it. Takes the same\n"
+                "problem flags as epigemm run; needs no GPU.");
   add_problem_flags(flags);
+  add_operator_flags(flags);
   flags.add_section("code generation");
-  flags.add_value("template", "NAME", "simt", "kernel template of kernels/ to instantiate");
-  flags.add_value("target-sm", "SM", "90", "GPU architecture --compile compiles for (90 is sm_90a, 80 is sm_80)");
+  flags.add_value("target-sm", "SM", "90", "GPU architecture to build for (90 is sm_90a, 80 is sm_80)");
   flags.add_boolean("compile", "also compile the source with NVRTC and report the result on stderr");
   flags.add_epilog("Set EPIGEMM_DUMP_DIR to keep the .cu, PTX and cubin of every kernel the library compiles.");
   return flags;
+}
+
+// The views of a host allocation presented as CUDA tensors: code generation
+// reads only shapes, strides and dtypes, never the memory.
+ProblemViews as_cuda(ProblemViews views) {
+  views.A.device = views.B.device = Device::cuda;
+  for (TensorRef& t : views.operands) t.device = Device::cuda;
+  return views;
 }
 
 }  // namespace
@@ -41,26 +48,30 @@ int emit_command(const std::vector<std::string>& words) {
     return kExitOk;
   }
   reject_positionals(flags.positionals(), flags.command());
-  const std::string template_name = flags.value("template").value_or("simt");
-  const auto kind = codegen::parse_kernel_template(template_name);
-  if (!kind) throw UsageError("--template: unknown kernel template '" + template_name + "' (known: simt)");
   const int target_sm =
       flags.value("target-sm") ? static_cast<int>(parse_integer("target-sm", *flags.value("target-sm"), 10, 1000)) : 90;
   const ProblemSpec spec = read_problem_spec(flags);
-
-  // The generator reads shapes, strides and dtypes only: the tensors are
-  // allocated on the host and never filled.
   const HostProblem host = allocate_host_problem(spec);
-  const GemmArguments args = make_arguments(spec, host_views(host));
-  detail::Problem problem;
-  detail::analyze(args, problem);
-  const Status status = codegen::can_instantiate(problem, *kind);
-  if (!status) {
-    throw Error(ErrorKind::Unsupported,
-                "the " + template_name + " kernel template cannot be built for this problem: " + status.reason());
+  const GemmArguments args = make_arguments(spec, as_cuda(host_views(host)));
+
+  // Candidates come best first; the first whose kernel takes the problem
+  // is the one a GPU would run (device checks aside).
+  std::string source, chosen, reasons;
+  for (const OperatorCandidate& c : explain_operators(args, read_operator_query(flags, target_sm))) {
+    try {
+      source = c.op.generated_source(args);
+      chosen = c.op.name();
+      break;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Unsupported) throw;
+      reasons += "\n  " + std::string(e.what());
+    }
   }
-  const std::string source = codegen::kernel_source(problem, *kind);
-  std::cout << source;
+  if (chosen.empty()) {
+    throw Error(ErrorKind::Unsupported, "no GPU operator for sm_" + std::to_string(target_sm) +
+                                            " generates a kernel for this problem:" + (reasons.empty() ? " none found" : reasons));
+  }
+  std::cout << "// epigemm emit: operator " << chosen << "\n" << source;
   if (!source.empty() && source.back() != '\n') std::cout << "\n";
   std::cout.flush();
 

@@ -63,6 +63,10 @@ class Operator {
   /// Runs on `stream` (a CUstream/cudaStream_t; ignored by host providers).
   /// Compiles on first use. Throws Error if unsupported.
   void run(const GemmArguments& args, void* stream = nullptr);
+  /// The CUDA C++ source this operator compiles for these arguments (needs
+  /// no GPU). Throws Error for host providers or problems the kernel cannot
+  /// take.
+  std::string generated_source(const GemmArguments& args) const;
 
   const std::shared_ptr<detail::OperatorImpl>& impl() const noexcept { return impl_; }
 

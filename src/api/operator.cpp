@@ -58,6 +58,21 @@ void Operator::run(const GemmArguments& args, void* stream) {
   impl_->run(problem, stream);
 }
 
+std::string Operator::generated_source(const GemmArguments& args) const {
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  return impl_->generated_source(problem);
+}
+
+namespace detail {
+
+std::string OperatorImpl::generated_source(const Problem& problem) const {
+  (void)problem;
+  throw Error(ErrorKind::Unsupported, metadata_.name + " runs on the host and generates no CUDA source");
+}
+
+}  // namespace detail
+
 std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, const OperatorQuery& query) {
   check_known_providers(query);
   detail::Problem problem;
@@ -77,7 +92,7 @@ std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, cons
   }
   // Supported first, then by each operator's preference for this problem.
   std::vector<int> preference;
-  for (const auto& c : candidates) preference.push_back(c.status ? c.op.impl()->preference(problem) : 0);
+  for (const auto& c : candidates) preference.push_back(c.op.impl()->preference(problem));
   std::vector<std::size_t> order(candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,10 @@ class OperatorImpl {
   virtual void compile(const Problem& problem) { (void)problem; }
   /// Runs; called only when supports() said ok.
   virtual void run(const Problem& problem, void* stream) = 0;
+  /// The CUDA source this operator compiles for the problem (for `epigemm
+  /// emit`). Needs no device. Throws Error(Unsupported) when the problem
+  /// does not fit the kernel, or when the operator generates no source.
+  virtual std::string generated_source(const Problem& problem) const;
   /// Higher runs first among operators that support the problem.
   virtual int preference(const Problem& problem) const {
     (void)problem;

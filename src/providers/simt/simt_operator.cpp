@@ -76,6 +76,11 @@ Status SimtOperator::supports(const Problem& p) const {
   return device_checks_.check(p);
 }
 
+std::string SimtOperator::generated_source(const Problem& p) const {
+  if (Status s = check_problem(p); !s) throw Error(ErrorKind::Unsupported, metadata().name + ": " + s.reason());
+  return codegen::kernel_source(p, KernelTemplate::simt);
+}
+
 int SimtOperator::preference(const Problem& problem) const {
   (void)problem;
   return -10;

@@ -27,6 +27,7 @@ class SimtOperator final : public OperatorImpl {
   Status supports(const Problem& problem) const override;
   void compile(const Problem& problem) override;
   void run(const Problem& problem, void* stream) override;
+  std::string generated_source(const Problem& problem) const override;
   /// Below the tensor-core providers: simt is the fallback and the oracle.
   int preference(const Problem& problem) const override;
 

@@ -51,6 +51,12 @@ Status Sm90Operator::supports(const Problem& p) const {
   return check_device(p);
 }
 
+std::string Sm90Operator::generated_source(const Problem& p) const {
+  Sm90Plan plan;
+  if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, metadata().name + ": " + s.reason());
+  return sm90_kernel_source(p, plan, config_);
+}
+
 Status Sm90Operator::check_device(const Problem& p) const {
   Status why = Status::ok();
   const runtime::Driver* driver = runtime::Driver::get(&why);

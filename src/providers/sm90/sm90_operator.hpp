@@ -30,6 +30,7 @@ class Sm90Operator final : public OperatorImpl {
   Status supports(const Problem& problem) const override;
   void compile(const Problem& problem) override;
   void run(const Problem& problem, void* stream) override;
+  std::string generated_source(const Problem& problem) const override;
   /// The tile heuristic (sm90_preference): the best configuration for the
   /// problem's shape and the device's SM count ranks first.
   int preference(const Problem& problem) const override;
