@@ -2,10 +2,10 @@
 // type, each op through the op table's device function, loads, stores and
 // reductions through the kernel's context object.
 #include "codegen/epilogue_emitter.hpp"
+#include "support/text_writer.hpp"
 
 #include <charconv>
 #include <cmath>
-#include <sstream>
 
 #include "ir/names.hpp"
 #include "ir/op_table.hpp"
@@ -103,7 +103,7 @@ std::string compute_expression(const ir::Node& n) {
 
 bool is_reduce_op(ir::OpCode op) { return ir::op_info(op).op_class == ir::OpClass::reduction; }
 
-void emit_traits(std::ostringstream& out, const ir::Dag& dag, DType accumulator, DType compute) {
+void emit_traits(TextWriter& out, const ir::Dag& dag, DType accumulator, DType compute) {
   const EpilogueSummary s = summarize(dag);
   std::vector<std::string> in_kind(dag.params.size(), "kEpgLoadUnbound"), in_dtype(dag.params.size(), "kEpgF32");
   std::vector<std::string> out_kind(dag.outputs.size(), "kEpgStoreUnbound"), out_dtype(dag.outputs.size(), "kEpgF32");
@@ -147,7 +147,7 @@ void emit_traits(std::ostringstream& out, const ir::Dag& dag, DType accumulator,
   out << "};\n\n";
 }
 
-void emit_apply(std::ostringstream& out, const ir::Dag& dag, DType compute) {
+void emit_apply(TextWriter& out, const ir::Dag& dag, DType compute) {
   out << "template <class Ctx>\n__device__ __forceinline__ void epilogue_apply(Ctx& ctx, EpgEpilogue::Acc acc) {\n";
   out << "  using T = EpgEpilogue::Compute;\n  (void)ctx;\n  (void)acc;\n";
   for (std::size_t i = 0; i < dag.nodes.size(); ++i) {
@@ -188,7 +188,7 @@ void emit_apply(std::ostringstream& out, const ir::Dag& dag, DType compute) {
   out << "}\n\n";
 }
 
-void emit_for_each_reduce(std::ostringstream& out, const ir::Dag& dag) {
+void emit_for_each_reduce(TextWriter& out, const ir::Dag& dag) {
   out << "template <class Visitor>\n__device__ __forceinline__ void epilogue_for_each_reduce(Visitor& visitor) {\n";
   out << "  (void)visitor;\n";
   for (const ir::Node& n : dag.nodes) {
@@ -245,7 +245,7 @@ Status can_emit(const ir::Dag& dag, DType accumulator, DType compute) {
 std::string emit_epilogue(const ir::Dag& dag, DType accumulator, DType compute) {
   const Status status = can_emit(dag, accumulator, compute);
   if (!status) throw Error(ErrorKind::Unsupported, status.reason());
-  std::ostringstream out;
+  TextWriter out;
   emit_traits(out, dag, accumulator, compute);
   emit_apply(out, dag, compute);
   emit_for_each_reduce(out, dag);

@@ -1,8 +1,8 @@
 // Instantiates kernel templates with the generated epilogue, and computes
 // the problem-class key the providers' memory caches use.
 #include "codegen/kernel_source.hpp"
+#include "support/text_writer.hpp"
 
-#include <sstream>
 
 #include "api/epilogue_program.hpp"
 #include "codegen/epilogue_emitter.hpp"
@@ -17,15 +17,12 @@ constexpr std::string_view kSimtHeaders[] = {"epilogue_params.cuh", "dtypes.cuh"
 
 /// The printed DAG, one "// " comment line per line.
 std::string dag_comment(const ir::Dag& dag) {
-  std::istringstream lines(ir::print_text(dag));
-  std::string line, text;
-  while (std::getline(lines, line)) text += "//   " + line + "\n";
-  return text;
+  return prefix_lines(ir::print_text(dag), "//   ");
 }
 
 std::string simt_entry_points(const detail::Problem& p) {
   const std::string args = "const __grid_constant__ EpgSimtArgs<EpgEpilogue> args";
-  std::ostringstream out;
+  TextWriter out;
   out << "extern \"C\" __global__ void __launch_bounds__(" << kSimtThreads << ") " << kSimtGemmKernel << "(" << args
       << ") {\n"
       << "  epg_simt_gemm<" << device_dtype_name(p.A.dtype) << ", " << device_dtype_name(p.B.dtype)
@@ -67,7 +64,7 @@ Status can_instantiate(const detail::Problem& p, KernelTemplate kind) {
 std::string kernel_source(const detail::Problem& p, KernelTemplate kind) {
   const Status status = can_instantiate(p, kind);
   if (!status) throw Error(ErrorKind::Unsupported, status.reason());
-  std::ostringstream out;
+  TextWriter out;
   out << "// epigemm " << to_string(kind) << " kernel: A " << to_string(p.A.dtype) << ", B " << to_string(p.B.dtype)
       << ", accumulator " << to_string(p.accumulator) << ", compute " << to_string(p.compute) << ".\n";
   out << "// The epilogue DAG:\n" << dag_comment(*p.dag) << "\n";

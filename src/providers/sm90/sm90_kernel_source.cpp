@@ -1,8 +1,8 @@
 // Writes the sm90 kernel's source and name expression for one problem class
 // and tile configuration, from the code generator's epilogue.
 #include "providers/sm90/sm90_kernel_source.hpp"
+#include "support/text_writer.hpp"
 
-#include <sstream>
 
 #include "codegen/embedded_kernels.hpp"
 #include "codegen/epilogue_emitter.hpp"
@@ -29,10 +29,7 @@ std::string_view major(bool k_major) { return k_major ? "epigemm::sm90::Major::K
 int d_bytes(const Sm90Plan& plan) { return static_cast<int>(size_bytes(plan.d_dtype)); }
 
 std::string dag_comment(const ir::Dag& dag) {
-  std::istringstream lines(ir::print_text(dag));
-  std::string line, text;
-  while (std::getline(lines, line)) text += "//   " + line + "\n";
-  return text;
+  return prefix_lines(ir::print_text(dag), "//   ");
 }
 
 bool reduces(const Problem& p) {
@@ -45,7 +42,7 @@ bool reduces(const Problem& p) {
 }  // namespace
 
 std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
-  std::ostringstream out;
+  TextWriter out;
   out << "epigemm::sm90::gemm_kernel<epigemm::sm90::GemmConfig<" << device_type(p.A.dtype) << ", "
       << device_type(p.B.dtype) << ", " << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", "
       << major(plan.b_k_major) << ", " << c.bm << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", "
@@ -55,7 +52,7 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
 }
 
 std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
-  std::ostringstream out;
+  TextWriter out;
   out << "// epigemm sm90 kernel " << c.shape_name() << ": A " << to_string(p.A.dtype)
       << (plan.a_k_major ? " (K-major)" : " (M-major)") << ", B " << to_string(p.B.dtype)
       << (plan.b_k_major ? " (K-major)" : " (N-major)") << ", D " << to_string(plan.d_dtype) << ", accumulator "
