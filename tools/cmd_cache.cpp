@@ -54,11 +54,7 @@ int list(const runtime::DiskCache& cache) {
 
 int cache_command(const std::vector<std::string>& words) {
   FlagSet flags = make_flags();
-  flags.parse(words);
-  if (flags.help_requested()) {
-    std::cout << flags.help();
-    return kExitOk;
-  }
+  if (parse_or_print_help(flags, words)) return kExitOk;
   const auto& positionals = flags.positionals();
   if (positionals.size() != 1) {
     throw UsageError("epigemm cache needs exactly one action: list, clear or path (see epigemm cache --help)");

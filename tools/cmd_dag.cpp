@@ -34,11 +34,7 @@ FlagSet make_flags() {
 
 int dag_command(const std::vector<std::string>& words) {
   FlagSet flags = make_flags();
-  flags.parse(words);
-  if (flags.help_requested()) {
-    std::cout << flags.help();
-    return kExitOk;
-  }
+  if (parse_or_print_help(flags, words)) return kExitOk;
   reject_positionals(flags.positionals(), flags.command());
   const std::string stage = flags.value("stage") ? parse_choice("stage", *flags.value("stage"), {"ast", "raw", "opt"})
                                                  : "opt";

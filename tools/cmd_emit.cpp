@@ -42,11 +42,7 @@ ProblemViews as_cuda(ProblemViews views) {
 
 int emit_command(const std::vector<std::string>& words) {
   FlagSet flags = make_flags();
-  flags.parse(words);
-  if (flags.help_requested()) {
-    std::cout << flags.help();
-    return kExitOk;
-  }
+  if (parse_or_print_help(flags, words)) return kExitOk;
   reject_positionals(flags.positionals(), flags.command());
   const int target_sm =
       flags.value("target-sm") ? static_cast<int>(parse_integer("target-sm", *flags.value("target-sm"), 10, 1000)) : 90;

@@ -28,11 +28,7 @@ FlagSet make_flags() {
 
 int list_command(const std::vector<std::string>& words) {
   FlagSet flags = make_flags();
-  flags.parse(words);
-  if (flags.help_requested()) {
-    std::cout << flags.help();
-    return kExitOk;
-  }
+  if (parse_or_print_help(flags, words)) return kExitOk;
   reject_positionals(flags.positionals(), flags.command());
   const ProblemSpec spec = read_problem_spec(flags);
   const DeviceChoice device = choose_device(flags);

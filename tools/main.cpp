@@ -93,6 +93,13 @@ int dispatch(const std::vector<std::string>& args) {
 
 }  // namespace
 
+bool parse_or_print_help(FlagSet& flags, const std::vector<std::string>& words) {
+  flags.parse(words);
+  if (!flags.help_requested()) return false;
+  std::cout << flags.help();
+  return true;
+}
+
 void reject_positionals(const std::vector<std::string>& positionals, const std::string& command) {
   if (!positionals.empty()) {
     throw UsageError("unexpected argument '" + positionals.front() + "' for '" + command + "' (see " + command +

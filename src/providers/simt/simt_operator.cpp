@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
-#include <optional>
 
 #include "codegen/device_params.hpp"
 #include "codegen/embedded_kernels.hpp"
@@ -126,12 +125,9 @@ void SimtOperator::compile(const Problem& p) {
 void SimtOperator::run(const Problem& p, void* stream) {
   const runtime::Driver& driver = runtime::Driver::require();
   const int device = p.device_index;
-  // NOTE: the guard is only built when another context is current, so the
-  // usual case (the device's primary context current) costs one query.
-  CUcontext current = nullptr;
-  if (driver.ctx_get_current(&current) != CUDA_SUCCESS) current = nullptr;
-  std::optional<runtime::ContextGuard> guard;
-  if (current != driver.primary_context(device)) guard.emplace(driver, device);
+  // NOTE: with the device's primary context current (the usual case) the
+  // guard costs one query and allocates nothing.
+  const runtime::ContextGuard guard(driver, device);
   const Kernels k = kernels_for(p, driver.device_info(device).sm);
 
   // The kernel argument, EpgSimtArgs: EpgGemmArgs then EpgParams.

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
-#include <optional>
 #include <span>
 
 #include "codegen/device_params.hpp"
@@ -157,12 +156,9 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, s.reason());
   const runtime::Driver& driver = runtime::Driver::require();
   const int device = p.device_index;
-  // NOTE: the guard is only built when another context is current, so the
-  // usual case (the device's primary context current) costs one query.
-  CUcontext current = nullptr;
-  if (driver.ctx_get_current(&current) != CUDA_SUCCESS) current = nullptr;
-  std::optional<runtime::ContextGuard> guard;
-  if (current != driver.primary_context(device)) guard.emplace(driver, device);
+  // NOTE: with the device's primary context current (the usual case) the
+  // guard costs one query and allocates nothing.
+  const runtime::ContextGuard guard(driver, device);
   const Kernels k = kernels_for(p, plan);
 
   Sm90Maps maps;
