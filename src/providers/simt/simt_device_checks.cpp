@@ -1,4 +1,4 @@
-// The simt provider's machine checks: driver, device, current device,
+// A GPU provider's machine checks: driver, device, current device,
 // pointer kinds and alignment, with a small memory of verified pointers.
 #include "providers/simt/simt_device_checks.hpp"
 
@@ -41,11 +41,11 @@ int current_device_target_sm() noexcept {
   }
 }
 
-Status SimtDeviceChecks::check(const Problem& p) {
-  if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the simt provider needs CUDA tensors");
+Status DeviceChecks::check(const Problem& p) {
+  if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the " + std::string(provider_) + " provider needs CUDA tensors");
   Status why = Status::ok();
   const runtime::Driver* driver = runtime::Driver::get(&why);
-  if (driver == nullptr) return Status::unsupported("the simt provider cannot run here: " + why.reason());
+  if (driver == nullptr) return Status::unsupported("the " + std::string(provider_) + " provider cannot run here: " + why.reason());
   const int device = p.device_index;
   if (device < 0 || device >= driver->device_count()) {
     return Status::unsupported("the tensors are on " + cuda_name(device) + " but this machine has " +
@@ -57,9 +57,9 @@ Status SimtDeviceChecks::check(const Problem& p) {
                                cuda_name(current) + "; make " + cuda_name(device) + " current first");
   }
   const int sm = driver->device_info(device).sm;
-  if (sm < kMinSm) {
-    return Status::unsupported(cuda_name(device) + " is sm_" + std::to_string(sm) + "; the simt provider needs sm_" +
-                               std::to_string(kMinSm) + " or newer");
+  if (sm < min_sm_) {
+    return Status::unsupported(cuda_name(device) + " is sm_" + std::to_string(sm) + "; the " + std::string(provider_) +
+                               " provider needs sm_" + std::to_string(min_sm_) + " or newer");
   }
   if (Status s = check_pointer("A", *p.A.tensor, device); !s) return s;
   if (Status s = check_pointer("B", *p.B.tensor, device); !s) return s;
@@ -72,7 +72,7 @@ Status SimtDeviceChecks::check(const Problem& p) {
   return Status::ok();
 }
 
-Status SimtDeviceChecks::check_pointer(std::string_view name, const TensorRef& t, int device) {
+Status DeviceChecks::check_pointer(std::string_view name, const TensorRef& t, int device) {
   const auto address = reinterpret_cast<std::uintptr_t>(t.data);
   const auto element = static_cast<std::uintptr_t>(size_bytes(t.dtype));
   if (address % element != 0) {
@@ -83,7 +83,7 @@ Status SimtDeviceChecks::check_pointer(std::string_view name, const TensorRef& t
   const runtime::PointerInfo info = runtime::Driver::require().pointer_info(t.data);
   if (!info.is_device) {
     return Status::unsupported(std::string(name) + " is a host pointer (" + hex_address(address) +
-                               ") in a tensor marked cuda; the simt provider needs device memory on " +
+                               ") in a tensor marked cuda; the " + std::string(provider_) + " provider needs device memory on " +
                                cuda_name(device));
   }
   if (!info.is_managed && info.device != device) {
@@ -94,7 +94,7 @@ Status SimtDeviceChecks::check_pointer(std::string_view name, const TensorRef& t
   return Status::ok();
 }
 
-bool SimtDeviceChecks::remembered(std::uintptr_t address, int device) {
+bool DeviceChecks::remembered(std::uintptr_t address, int device) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (const Verified& v : verified_) {
     if (v.address == address && v.device == device) return true;
@@ -102,7 +102,7 @@ bool SimtDeviceChecks::remembered(std::uintptr_t address, int device) {
   return false;
 }
 
-void SimtDeviceChecks::remember(std::uintptr_t address, int device) {
+void DeviceChecks::remember(std::uintptr_t address, int device) {
   std::lock_guard<std::mutex> lock(mutex_);
   verified_[static_cast<std::size_t>(next_)] = {address, device};
   next_ = (next_ + 1) % kRemembered;

@@ -1,7 +1,8 @@
-// What the simt provider checks about the machine before it runs a problem:
+// What a GPU provider checks about the machine before it runs a problem:
 // a driver and device, the tensors on the current device, every pointer
 // device memory on that device and aligned to its element size. Pointers
 // once verified are remembered, so a warm run() asks the driver nothing.
+// The simt provider owns it; sm90 uses it too.
 #pragma once
 
 #include <array>
@@ -14,10 +15,13 @@
 
 namespace epigemm::detail {
 
-class SimtDeviceChecks {
+class DeviceChecks {
  public:
   /// The lowest SM the simt kernels are built for.
-  static constexpr int kMinSm = 70;
+  static constexpr int kSimtMinSm = 70;
+
+  /// `provider` names the provider in reasons; `min_sm` is the lowest SM it runs on.
+  DeviceChecks(std::string_view provider, int min_sm) : provider_(provider), min_sm_(min_sm) {}
 
   /// Status::ok() when `problem` can run on its device; else the reason,
   /// naming the tensor at fault. Allocates only when it fails.
@@ -34,6 +38,8 @@ class SimtDeviceChecks {
   bool remembered(std::uintptr_t address, int device);
   void remember(std::uintptr_t address, int device);
 
+  std::string_view provider_;
+  int min_sm_;
   std::mutex mutex_;
   std::array<Verified, kRemembered> verified_{};
   int next_ = 0;

@@ -26,7 +26,7 @@ OperatorMetadata simt_metadata(int target_sm) {
   md.name = "simt_" + std::to_string(codegen::kSimtTileM) + "x" + std::to_string(codegen::kSimtTileN) + "x" +
             std::to_string(codegen::kSimtTileK);
   md.provider = "simt";
-  md.min_sm = SimtDeviceChecks::kMinSm;
+  md.min_sm = DeviceChecks::kSimtMinSm;
   md.tile = {codegen::kSimtTileM, codegen::kSimtTileN, codegen::kSimtTileK};
   md.stages = 1;
   md.extra["kernel"] = "simt_gemm";

@@ -44,7 +44,7 @@ class SimtOperator final : public OperatorImpl {
   Kernels kernels_for(const Problem& problem, int sm);
   Status check_problem(const Problem& problem) const;
 
-  mutable SimtDeviceChecks device_checks_;
+  mutable DeviceChecks device_checks_{"simt", DeviceChecks::kSimtMinSm};
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::uint64_t, Kernels> kernels_;
 };

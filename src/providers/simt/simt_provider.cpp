@@ -16,7 +16,7 @@ class SimtProvider final : public Provider {
   std::string_view name() const override { return "simt"; }
 
   std::vector<std::shared_ptr<OperatorImpl>> operators(int target_sm) const override {
-    if (target_sm < SimtDeviceChecks::kMinSm) return {};
+    if (target_sm < DeviceChecks::kSimtMinSm) return {};
     std::lock_guard<std::mutex> lock(mutex_);
     auto& op = operators_[target_sm];
     if (!op) op = std::make_shared<SimtOperator>(target_sm);

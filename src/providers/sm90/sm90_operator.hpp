@@ -55,7 +55,7 @@ class Sm90Operator final : public OperatorImpl {
   Kernels load(const Problem& problem, const Sm90Plan& plan, std::uint64_t key);
 
   Sm90TileConfig config_;
-  mutable SimtDeviceChecks device_checks_;
+  mutable DeviceChecks device_checks_{"sm90", 90};
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::uint64_t, Kernels> kernels_;
   Sm90TensorMaps maps_;
