@@ -2,10 +2,6 @@
 # built from every .cpp in it, so each layer links and is tested alone.
 function(epigemm_layer name dir)
   file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/${dir}/*.cpp)
-  if(NOT sources)
-    # A layer with no sources yet still links (an empty archive).
-    set(sources ${PROJECT_SOURCE_DIR}/cmake/empty_layer.cpp)
-  endif()
   add_library(${name} STATIC ${sources})
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(${name} PUBLIC ${ARGN})

@@ -1,1 +1,0 @@
-// Stands in for a layer whose sources are not written yet.
