@@ -2,11 +2,10 @@
 // run on simt through get_operators; operators exist for sm_90 only and carry
 // their metadata; run() is graph-capturable, loads nothing when warm, and
 // encodes tensor maps only when operands change.
-#include <dlfcn.h>
 
 #include <set>
-#include <type_traits>
 
+#include "gpu/graph_replay.hpp"
 #include "gpu/sm90_problem.hpp"
 #include "providers/sm90/sm90_operator.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -157,33 +156,8 @@ TEST_F(Sm90Runtime, WarmRunsLoadNothingAndEncodeMapsOnlyWhenOperandsChange) {
   EXPECT_EQ(impl->tensor_map_encodings(), encodings + 1);
 }
 
-/// The graph entry points of libcuda, which the library's Driver does not need.
-struct GraphApi {
-  decltype(&::cuStreamBeginCapture) begin_capture = nullptr;
-  decltype(&::cuStreamEndCapture) end_capture = nullptr;
-  decltype(&::cuGraphInstantiateWithFlags) instantiate = nullptr;
-  decltype(&::cuGraphLaunch) launch = nullptr;
-  decltype(&::cuGraphExecDestroy) exec_destroy = nullptr;
-  decltype(&::cuGraphDestroy) destroy = nullptr;
-
-  bool load() {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    if (lib == nullptr) return false;
-    const auto sym = [lib](auto& fn, const char* name) { fn = reinterpret_cast<std::decay_t<decltype(fn)>>(dlsym(lib, name)); };
-    sym(begin_capture, "cuStreamBeginCapture_v2");
-    sym(end_capture, "cuStreamEndCapture");
-    sym(instantiate, "cuGraphInstantiateWithFlags");
-    sym(launch, "cuGraphLaunch");
-    sym(exec_destroy, "cuGraphExecDestroy");
-    sym(destroy, "cuGraphDestroy");
-    return begin_capture && end_capture && instantiate && launch && exec_destroy && destroy;
-  }
-};
-
 TEST_F(Sm90Runtime, CapturedRunWithReductionsReplaysWithNewData) {
   EPIGEMM_REQUIRE_SM90(driver);
-  GraphApi graph_api;
-  ASSERT_TRUE(graph_api.load()) << "libcuda lacks the graph API";
   GpuProblem p(*driver, rng);
   const std::int64_t L = 2, M = 150, N = 70, K = 40;
   add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
@@ -197,30 +171,7 @@ TEST_F(Sm90Runtime, CapturedRunWithReductionsReplaysWithNewData) {
   p.add("c", DType::f32, {L, 1, N}, {}, true);
   const GemmArguments args = p.args(true, DType::f32, DType::f32);
   Operator op = get_operators(args, sm90_query()).at(0);
-  op.run(args);  // the first run compiles and loads outside the capture
-  driver->check(driver->ctx_synchronize(), "first run");
-
-  CUstream stream = nullptr;
-  driver->check(driver->stream_create(&stream, CU_STREAM_NON_BLOCKING), "creating a stream");
-  driver->check(graph_api.begin_capture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), "beginning capture");
-  op.run(args, stream);
-  CUgraph graph = nullptr;
-  driver->check(graph_api.end_capture(stream, &graph), "ending capture (run() must not synchronise or allocate)");
-  CUgraphExec exec = nullptr;
-  driver->check(graph_api.instantiate(&exec, graph, 0), "instantiating the graph");
-  for (int replay = 0; replay < 3; ++replay) {
-    SCOPED_TRACE("replay " + std::to_string(replay));
-    p.refresh_inputs();
-    p.poison_outputs(static_cast<unsigned char>(0xFF - replay));
-    driver->check(driver->ctx_synchronize(), "uploading inputs");
-    driver->check(graph_api.launch(exec, stream), "launching the graph");
-    driver->check(driver->stream_synchronize(stream), "waiting for the graph");
-    p.run_reference_once(DType::f32, DType::f32);
-    p.compare_outputs("graph replay");
-  }
-  graph_api.exec_destroy(exec);
-  graph_api.destroy(graph);
-  driver->stream_destroy(stream);
+  expect_graph_replays_match_reference(*driver, p, op, args);
 }
 
 }  // namespace
