@@ -1,0 +1,88 @@
+// The operator API around the providers: rebinding without parsing again,
+// metadata and provider filters, candidates with reasons, and the generated
+// source of GPU operators (which needs no GPU).
+#include <set>
+
+#include "common/gemm_fixture.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+class Operators : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+  HostGemm g{1, 12, 20, 8, DType::f16, rng};
+  HostTensor D{DType::f32, {1, 12, 20}};
+  void SetUp() override { D.poison(); }
+};
+
+TEST_F(Operators, RebindingAScalarAndAShapeClassWithoutParsingAgain) {
+  HostTensor row(DType::f32, {20}), col(DType::f32, {12, 1});
+  row.fill_int(rng);
+  col.fill_int(rng);
+  EpilogueArguments epi("def e(accum, s, b):\n    D = accum * s + b\n    return D\n", {{"s", 2.0}, {"b", row}, {"D", D}});
+  GemmArguments args{.A = g.A, .B = g.B, .out = D, .epilogue = epi};
+  HostGemm::run(args);
+  g.expect_tile(D, [&](auto l, auto m, auto n) { return 2.0 * g.accum(l, m, n) + row.get({n}); });
+
+  args.epilogue->set("s", -1.0);
+  args.epilogue->set("b", col);  // a row vector becomes a column vector
+  D.poison();
+  HostGemm::run(args);
+  g.expect_tile(D, [&](auto l, auto m, auto n) { return -g.accum(l, m, n) + col.get({m, 0}); });
+
+  EXPECT_THROW(args.epilogue->set("nope", 1.0), Error);
+  HostTensor bad(DType::f32, {7});
+  EXPECT_THROW(args.epilogue->set("b", bad), Error);
+}
+
+TEST_F(Operators, MetadataAndProviderFilters) {
+  GemmArguments args{.A = g.A, .B = g.B, .out = D};
+  EXPECT_EQ(get_operators(args).at(0).metadata().provider, "cpu_reference");
+  OperatorQuery none;
+  none.metadata_filter = [](const OperatorMetadata&) { return false; };
+  EXPECT_TRUE(get_operators(args, none).empty());
+  OperatorQuery host_only;
+  host_only.metadata_filter = [](const OperatorMetadata& md) { return md.min_sm == 0; };
+  for (const Operator& op : get_operators(args, host_only)) EXPECT_EQ(op.metadata().min_sm, 0);
+}
+
+// Views of host memory marked cuda: enough for supports() to give reasons
+// and for code generation, never for running.
+TEST_F(Operators, GpuCandidatesGiveReasonsAndGenerateSource) {
+  HostGemm wide(1, 12, 32, 16, DType::f16, rng);  // rows of 16-byte multiples, as TMA needs
+  HostTensor C(DType::f16, {1, 12, 32}), Dh(DType::f16, {1, 12, 32}), F(DType::f16, {1, 12, 32});
+  auto cuda = [](const TensorRef& t) { return TensorRef::cuda(t.data, t.dtype, t.shape, t.strides); };
+  EpilogueArguments epi("def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = relu(F)\n    return D, F\n",
+                        {{"alpha", 3.0}, {"C", cuda(C)}, {"D", cuda(Dh)}, {"F", cuda(F)}});
+  GemmArguments args{.A = cuda(wide.A), .B = cuda(wide.B), .out = cuda(Dh), .epilogue = epi};
+
+  const auto candidates = explain_operators(args, {.target_sm = 90});
+  std::set<std::string> providers;
+  for (const auto& c : candidates) {
+    providers.insert(c.op.metadata().provider);
+    EXPECT_FALSE(c.status.is_ok()) << c.op.name();  // host memory can run nowhere
+    EXPECT_FALSE(c.status.reason().empty()) << c.op.name();
+  }
+  EXPECT_TRUE(providers.count("sm90") && providers.count("simt") && providers.count("cpu_reference"));
+
+  // Every GPU operator whose kernel takes f16 generates the fused epilogue;
+  // the others (and the host provider) say why not.
+  std::set<std::string> generated;
+  for (const auto& c : candidates) {
+    try {
+      const std::string source = c.op.generated_source(args);
+      EXPECT_NE(source.find("epilogue_apply"), std::string::npos) << c.op.name();
+      EXPECT_NE(source.find("epg_relu"), std::string::npos) << c.op.name();
+      generated.insert(c.op.metadata().provider);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+      EXPECT_TRUE(c.op.metadata().provider == "cpu_reference" || c.op.name().find("fp8") != std::string::npos)
+          << c.op.name() << ": " << e.what();
+    }
+  }
+  EXPECT_EQ(generated, (std::set<std::string>{"simt", "sm90"}));
+}
+
+}  // namespace
+}  // namespace epigemm::testing
