@@ -26,14 +26,8 @@ ir::Dag add_param_dag(const std::string& name) {
   return b.dag();
 }
 
-class BindLoads : public ::testing::Test {
+class BindLoads : public testing::RandomExtentsTest {
  protected:
-  void SetUp() override {
-    seed_ = testing::fresh_seed();
-    rng_.seed(seed_);
-    testing::random_extents(rng_, L, M, N);
-  }
-
   // The load kind `value` gets as parameter `name` of a batched problem.
   ir::LoadKind kind_of(const Binding& value, const std::string& name = "X") {
     ir::Dag bound = bind_shapes(add_param_dag(name), {{name, value}, {"D", tensor(DType::f16, {L, M, N})}},
@@ -42,15 +36,6 @@ class BindLoads : public ::testing::Test {
     EXPECT_GE(load, 0);
     return bound.node(load).load_kind;
   }
-
-  std::string trace() const {
-    return "seed " + std::to_string(seed_) + " L=" + std::to_string(L) + " M=" + std::to_string(M) +
-           " N=" + std::to_string(N);
-  }
-
-  std::uint32_t seed_ = 0;
-  std::mt19937 rng_;
-  std::int64_t L = 1, M = 1, N = 1;
 };
 
 TEST_F(BindLoads, NumberIsScalarValue) {

@@ -28,14 +28,8 @@ ir::Dag reduce_dag(OpCode op) {
   return b.dag();
 }
 
-class BindStores : public ::testing::Test {
+class BindStores : public testing::RandomExtentsTest {
  protected:
-  void SetUp() override {
-    seed_ = testing::fresh_seed();
-    rng_.seed(seed_);
-    testing::random_extents(rng_, L, M, N);
-  }
-
   // Binds reduce_dag(op) with r bound to `r`; D and C are full tiles.
   ir::Dag bind_reduction(OpCode op, const TensorRef& r, bool batched = true) {
     const std::int64_t l = batched ? L : 1;
@@ -48,15 +42,6 @@ class BindStores : public ::testing::Test {
     ir::Dag bound = bind_reduction(OpCode::sum, r, batched);
     return bound.node(testing::find_node(bound, ir::NodeKind::Store, "r")).store_kind;
   }
-
-  std::string trace() const {
-    return "seed " + std::to_string(seed_) + " L=" + std::to_string(L) + " M=" + std::to_string(M) +
-           " N=" + std::to_string(N);
-  }
-
-  std::uint32_t seed_ = 0;
-  std::mt19937 rng_;
-  std::int64_t L = 1, M = 1, N = 1;
 };
 
 TEST_F(BindStores, ElementwiseOutputsAreTiles) {

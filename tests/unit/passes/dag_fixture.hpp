@@ -3,6 +3,8 @@
 // pointer, and a random source for extents and values.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -127,5 +129,25 @@ inline bool inputs_precede_users(const ir::Dag& dag) {
   }
   return true;
 }
+
+/// A test on problem extents L, M, N drawn fresh (all different, above 1);
+/// trace() names the seed and extents for SCOPED_TRACE.
+class RandomExtentsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = fresh_seed();
+    rng_.seed(seed_);
+    random_extents(rng_, L, M, N);
+  }
+
+  std::string trace() const {
+    return "seed " + std::to_string(seed_) + " L=" + std::to_string(L) + " M=" + std::to_string(M) +
+           " N=" + std::to_string(N);
+  }
+
+  std::uint32_t seed_ = 0;
+  std::mt19937 rng_;
+  std::int64_t L = 1, M = 1, N = 1;
+};
 
 }  // namespace epigemm::passes::testing
