@@ -1,7 +1,8 @@
 // The sm90 (Hopper, sm_90a) GEMM kernel: D[l] = epi(A[l] x B[l]). TMA loads A
 // and B into 128-byte-swizzled shared memory, one producer warpgroup feeds two
-// consumer warpgroups (wgmma) through an mbarrier ring, a persistent grid walks
-// the tiles, 2x1 clusters share B by TMA multicast, and D leaves by TMA store.
+// consumer warpgroups (wgmma; cooperative or pingpong) through an mbarrier
+// ring, a persistent grid walks the tiles, 2x1 clusters share B by TMA
+// multicast, and D leaves by TMA store.
 #pragma once
 
 #include "sm90_epilogue.cuh"
@@ -98,8 +99,33 @@ __device__ __forceinline__ void release_stage(const SmemLayout<Cfg>& smem, int s
   }
 }
 
+/// A position in the mbarrier ring: its stage and the parity of the pass.
+template <int kStages>
+struct RingPosition {
+  int stage = 0;
+  u32 phase = 0;
+  __device__ __forceinline__ void next() {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+  /// Moves past `count` stages (the other pingpong consumer's tile).
+  __device__ __forceinline__ void skip(int count) {
+    const int at = stage + count;
+    stage = at % kStages;
+    phase ^= static_cast<u32>(at / kStages) & 1u;
+  }
+};
+
 /// Consumer warpgroup `consumer` (0 or 1): wgmma over the k-blocks of each tile
 /// into a (T128,V(kWgN/2)) -> (M64,N kWgN) register fragment, then the epilogue.
+/// Cooperative: both consumers work on every tile, each on its 64 x kWgN part.
+/// Pingpong: consumer c takes tiles c, c + 2, ... of the CTA's sequence, and
+/// the two hand the tensor cores to each other between main loops (order
+/// barriers), so one's epilogue runs while the other's main loop does. The
+/// hand-over also keeps a consumer from waiting on a stage more than one pass
+/// of the ring ahead, which the mbarrier parity could not tell apart.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_d,
                                         const GemmParams& p, const Epi& epi, int consumer) {
@@ -109,7 +135,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   const int tid = threadIdx.x % 128;
   // This warpgroup's 64 x kWgN part of the CTA tile.
   const int wg_m = Cfg::kWgAlongM == 2 ? consumer : 0;
-  const int wg_n = Cfg::kWgAlongM == 2 ? 0 : consumer;
+  const int wg_n = Cfg::kWgAlongN == 2 ? consumer : 0;
 
   // Stage-0 descriptors. K-major: 128-byte rows, 8-row atoms 1024 B apart; one
   // wgmma's K slice is 32 bytes along the row. MN-major: 64-element chunks
@@ -132,16 +158,25 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 #pragma unroll
   for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.f;
 
-  int stage = 0;
-  u32 phase = 0;
-  for (int t = blockIdx.x / Cfg::kClusterM; t < sched.total; t += gridDim.x / Cfg::kClusterM) {
+  // The CTA's tiles are first + i * step (i = 0, 1, ...); a pingpong
+  // consumer takes every other one and skips the other's k-blocks.
+  const int first = blockIdx.x / Cfg::kClusterM;
+  const int step = gridDim.x / Cfg::kClusterM;
+  constexpr int kTileStride = Cfg::kPingpong ? 2 : 1;
+  RingPosition<Cfg::kStages> ring;
+  if (Cfg::kPingpong && consumer == 1) ring.skip(k_blocks);
+  for (int i = Cfg::kPingpong ? consumer : 0;; i += kTileStride) {
+    const int t = first + i * step;
+    if (t >= sched.total) break;
     const TileCoord tile = sched.tile(t, rank);
     prefetch_epilogue_inputs(epi, tile.m0 + wg_m * 64, tile.n0 + wg_n * Cfg::kWgN, Cfg::kWgN, tile.l, tid,
                              p.M, p.N);
+    // Pingpong: wait for the other consumer to have issued the previous tile.
+    if (Cfg::kPingpong && i > 0) named_barrier_sync(Cfg::kOrderBarrier + consumer, 256);
     int prev = 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
-      mbar_wait(smem.full_bar(stage), phase);
-      const u32 stage_off = static_cast<u32>(stage * Cfg::kStageBytes);
+      mbar_wait(smem.full_bar(ring.stage), ring.phase);
+      const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
       wgmma_fence();
 #pragma unroll
       for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
@@ -155,15 +190,16 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         wgmma_wait<1>();  // the previous k-block's wgmmas are done with its stage
         release_stage(smem, prev, tid);
       }
-      prev = stage;
-      if (++stage == Cfg::kStages) {
-        stage = 0;
-        phase ^= 1;
-      }
+      prev = ring.stage;
+      ring.next();
     }
+    // Pingpong: every wgmma of this tile is issued; the other consumer may go.
+    if (Cfg::kPingpong && first + (i + 1) * step < sched.total)
+      named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
     wgmma_wait<0>();
     fence_regs(acc);
     release_stage(smem, prev, tid);
+    if (Cfg::kPingpong) ring.skip(k_blocks);
 
     store_warpgroup_tile<Cfg>(epi, acc, tma_d, smem.staging(consumer), p, tile.m0 + wg_m * 64,
                               tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer);
@@ -194,7 +230,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
     for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(smem.full_bar(s), 1);
-      mbar_init(smem.empty_bar(s), Cfg::kConsumers * Cfg::kClusterM);
+      mbar_init(smem.empty_bar(s), Cfg::kStageReaders * Cfg::kClusterM);
     }
     fence_mbar_init();
   }

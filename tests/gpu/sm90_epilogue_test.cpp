@@ -50,9 +50,9 @@ TEST_F(Sm90Epilogue, ReductionsOverRowsColumnsAndEverythingOnEveryTile) {
   // One element, one ragged tile, and a batch over several tiles of each shape.
   run_case(reductions, kF16, 1, 1, 1, 5);
   run_case(reductions, kF16, 1, 64, 64, 16);
-  for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 256, 1}, {128, 128, 1}, {128, 128, 2}, {64, 128, 1}}) {
-    SCOPED_TRACE("tile " + std::to_string(bm) + "x" + std::to_string(bn) + " c" + std::to_string(cm));
-    run_case(reductions, kF16, 3, 331, 283, 19, true, false, pin_tile(bm, bn, cm));
+  for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+    SCOPED_TRACE("tile " + config.shape_name());
+    run_case(reductions, kF16, 3, 331, 283, 19, true, false, pin_config(config));
   }
 }
 
@@ -118,13 +118,18 @@ TEST_F(Sm90Epilogue, Fp8OperandsMatchTheReference) {
     run_case(with_accum, combo, 2, 131, 90, 150, true, true);
     run_case(reductions, combo, 1, 77, 45, 33, true, true);
   }
+  for (const detail::Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.operands != detail::Sm90OperandClass::fp8) continue;
+    SCOPED_TRACE("tile " + config.shape_name());
+    run_case(with_accum, combos[0], 2, 331, 283, 300, true, true, pin_config(config));
+  }
 }
 
 TEST_F(Sm90Epilogue, OutputDTypesOfD) {
   EPIGEMM_REQUIRE_SM90(driver);
   for (const DType d : {DType::f16, DType::bf16, DType::f32}) {
-    for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 128, 1}, {64, 128, 1}}) {
-      SCOPED_TRACE("D " + std::string(to_string(d)) + ", tile " + std::to_string(bm) + "x" + std::to_string(bn));
+    for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+      SCOPED_TRACE("D " + std::string(to_string(d)) + ", tile " + config.shape_name());
       GpuProblem p(*driver, rng);
       const std::int64_t L = 2, M = 141, N = 300, K = 40;
       add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
@@ -132,7 +137,7 @@ TEST_F(Sm90Epilogue, OutputDTypesOfD) {
       p.scalar("alpha", 0.75);
       p.add("bias", DType::f32, {N});
       p.add("D", d, {L, M, N}, padded_rows(d, {L, M, N}), true);
-      run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, cm));
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
   }
 }

@@ -1,6 +1,6 @@
 // Helpers of the sm90 GPU tests on top of GpuProblem: the skip rule (no
 // device, or not an sm_90 one), sm90 queries with an optional pinned tile
-// configuration, row-padded strides that TMA accepts for odd extents, catalog
+// configuration, the configurations to cover, row-padded strides that TMA accepts for odd extents, catalog
 // cases with padded tiles, and a run of the chosen sm90 operator against
 // cpu_reference with outputs poisoned twice.
 #pragma once
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpu/gpu_problem.hpp"
+#include "providers/sm90/sm90_tile_config.hpp"
 
 namespace epigemm::testing {
 
@@ -27,9 +28,18 @@ inline OperatorQuery sm90_query(std::function<bool(const OperatorMetadata&)> fil
   return query;
 }
 
-/// A filter keeping the configuration of tile bm x bn and cluster cm x 1.
-inline std::function<bool(const OperatorMetadata&)> pin_tile(int bm, int bn, int cm) {
-  return [=](const OperatorMetadata& md) { return md.tile.m == bm && md.tile.n == bn && md.cluster.m == cm; };
+/// A filter keeping exactly the operator of tile configuration `c`.
+inline std::function<bool(const OperatorMetadata&)> pin_config(const detail::Sm90TileConfig& c) {
+  return [name = detail::sm90_metadata(c).name](const OperatorMetadata& md) { return md.name == name; };
+}
+
+/// Every tile configuration offered for 16-bit operands (tests run on each).
+inline std::vector<detail::Sm90TileConfig> bits16_tile_configs() {
+  std::vector<detail::Sm90TileConfig> out;
+  for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    if (c.operands == detail::Sm90OperandClass::bits16) out.push_back(c);
+  }
+  return out;
 }
 
 /// Strides of a row-major (..., R, C) tensor whose rows start 16 bytes apart.

@@ -41,14 +41,13 @@ TEST_F(Sm90Shapes, OddExtentsOnEveryTileConfiguration) {
   const Extents cases[] = {{1, 1, 1, 1},     {1, 1, 1, 300},   {1, 1, 67, 5},   {1, 67, 1, 5},
                            {2, 13, 7, 1},    {1, 127, 129, 17}, {1, 128, 256, 64}, {3, 129, 257, 65},
                            {1, 257, 3, 2},   {2, 3, 251, 37},  {1, 389, 521, 193}};
-  for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 256, 1}, {128, 128, 1}, {128, 128, 2}, {64, 128, 1}}) {
+  for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
     for (const Extents& e : cases) {
-      SCOPED_TRACE("tile " + std::to_string(bm) + "x" + std::to_string(bn) + " c" + std::to_string(cm) + ", " +
-                   describe(e));
+      SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(e));
       GpuProblem p(*driver, rng);
       add_padded_ab(p, DType::f16, DType::f16, e.L, e.M, e.N, e.K);
       add_epilogue(p, e);
-      run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, cm));
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
   }
 }

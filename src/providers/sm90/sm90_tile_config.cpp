@@ -10,13 +10,16 @@ namespace {
 
 using C = Sm90OperandClass;
 
-// Stages: 3 for 128x256, 5 for 128x128, 6 for 64x128 (what fits in 227 KB
-// next to the output staging, and what the kernel was tuned with).
+// Stages: 3 for 128x256, 5 for 128x128, 6 for 64x128 and 4 for the 64x256
+// pingpong tiles (what fits in 227 KB next to the output staging, and what
+// the kernel was tuned with).
 constexpr Sm90TileConfig kConfigs[] = {
     {128, 256, 2, 3, C::bits16}, {128, 256, 1, 3, C::bits16}, {128, 128, 1, 5, C::bits16},
     {128, 128, 2, 5, C::bits16}, {64, 128, 1, 6, C::bits16},  {128, 256, 2, 3, C::fp8},
     {128, 256, 1, 3, C::fp8},    {128, 128, 1, 5, C::fp8},    {128, 128, 2, 5, C::fp8},
     {64, 128, 1, 6, C::fp8},
+    {64, 256, 2, 4, C::bits16, true}, {64, 256, 1, 4, C::bits16, true},
+    {64, 256, 2, 4, C::fp8, true},    {64, 256, 1, 4, C::fp8, true},
 };
 
 constexpr int kChunkBytes = 64 * 128;  // one staged output chunk: 64 rows x 128 bytes
@@ -53,7 +56,7 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
-         std::to_string(cluster_m) + "x1";
+         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
@@ -67,6 +70,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.tile = {c.bm, c.bn, c.bk()};
   md.cluster = {c.cluster_m, 1};
   md.stages = c.stages;
+  md.extra["schedule"] = c.pingpong ? "pingpong" : "cooperative";
   md.extra["kernel"] = "sm90_gemm";
   md.extra["threads"] = "384";
   md.extra["target_sm"] = "90";

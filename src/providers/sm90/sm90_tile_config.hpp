@@ -23,18 +23,22 @@ struct Sm90TileConfig {
   int cluster_m = 1;    ///< 1 or 2 CTAs along M sharing B by multicast
   int stages = 3;       ///< depth of the TMA/mbarrier ring
   Sm90OperandClass operands = Sm90OperandClass::bits16;
+  /// The two consumers take alternate 64 x bn tiles (one's epilogue under
+  /// the other's main loop) instead of sharing each tile; bm is then 64.
+  bool pingpong = false;
 
   /// K per pipeline stage: one 128-byte swizzle row.
   int bk() const noexcept { return operands == Sm90OperandClass::fp8 ? 128 : 64; }
-  /// Columns each consumer warpgroup owns (two consumers split the CTA tile).
-  int warpgroup_n() const noexcept { return bm == 128 ? bn : bn / 2; }
+  /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
+  /// or each owns whole tiles when pingpong).
+  int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }
   /// Output staging chunks each consumer holds at once for a D of
   /// `d_bytes` per element: the whole warpgroup tile when shared memory
   /// allows, else the largest power-of-two part that fits.
   int epilogue_slots(int d_bytes) const noexcept;
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;
-  /// "128x256x64_c2x1".
+  /// "128x256x64_c2x1", "64x256x64_c2x1_pingpong".
   std::string shape_name() const;
 };
 
