@@ -119,13 +119,14 @@ struct RingPosition {
 };
 
 /// Consumer warpgroup `consumer` (0 or 1): wgmma over the k-blocks of each tile
-/// into a (T128,V(kWgN/2)) -> (M64,N kWgN) register fragment, then the epilogue.
-/// Cooperative: both consumers work on every tile, each on its 64 x kWgN part.
-/// Pingpong: consumer c takes tiles c, c + 2, ... of the CTA's sequence, and
-/// the two hand the tensor cores to each other between main loops (order
-/// barriers), so one's epilogue runs while the other's main loop does. The
-/// hand-over also keeps a consumer from waiting on a stage more than one pass
-/// of the ring ahead, which the mbarrier parity could not tell apart.
+/// into kWgRows (T128,V(kWgN/2)) -> (M64,N kWgN) register fragments, then the
+/// epilogue. Cooperative: both consumers work on every tile, each on its
+/// 64 x kWgN part. Pingpong: consumer c takes tiles c, c + 2, ... of the CTA's
+/// sequence whole (kWgRows independent accumulator chains keep the tensor
+/// cores busy), and the two hand the tensor cores to each other between main
+/// loops (order barriers), so one's epilogue runs while the other's main loop
+/// does. The hand-over also keeps a consumer from waiting on a stage more than
+/// one pass of the ring ahead, which the mbarrier parity could not tell apart.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_d,
                                         const GemmParams& p, const Epi& epi, int consumer) {
@@ -143,6 +144,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   // K slice is kInstK rows of 128 B.
   u64 desc_a, desc_b;
   constexpr u32 kStepA = Cfg::kMajorA == Major::K ? 32 : Cfg::kInstK * 128;
+  constexpr u32 kRowBlockA = Cfg::kMajorA == Major::K ? 64 * 128 : Cfg::kMnChunkBytes;  // 64 rows of A
   constexpr u32 kStepB = Cfg::kMajorB == Major::K ? 32 : Cfg::kInstK * 128;
   if constexpr (Cfg::kMajorA == Major::K)
     desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * 64 * 128, 16, 1024);
@@ -154,9 +156,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     desc_b = make_desc_sw128(smem.tile_b(0) + wg_n * (Cfg::kWgN / 64) * Cfg::kMnChunkBytes,
                              Cfg::kMnChunkBytes, 1024);
 
-  float acc[Cfg::kAccRegs];  // (T128,V(kWgN/2)) -> (M64,N kWgN)
-#pragma unroll
-  for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.f;
+  float acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
 
   // The CTA's tiles are first + i * step (i = 0, 1, ...); a pingpong
   // consumer takes every other one and skips the other's k-blocks.
@@ -169,8 +169,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     const int t = first + i * step;
     if (t >= sched.total) break;
     const TileCoord tile = sched.tile(t, rank);
-    prefetch_epilogue_inputs(epi, tile.m0 + wg_m * 64, tile.n0 + wg_n * Cfg::kWgN, Cfg::kWgN, tile.l, tid,
-                             p.M, p.N);
+#pragma unroll
+    for (int r = 0; r < Cfg::kWgRows; ++r)
+      prefetch_epilogue_inputs(epi, tile.m0 + (wg_m + r) * 64, tile.n0 + wg_n * Cfg::kWgN, Cfg::kWgN, tile.l, tid,
+                               p.M, p.N);
     // Pingpong: wait for the other consumer to have issued the previous tile.
     if (Cfg::kPingpong && i > 0) named_barrier_sync(Cfg::kOrderBarrier + consumer, 256);
     int prev = 0;
@@ -181,9 +183,11 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 #pragma unroll
       for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
         // The first k-step of a tile overwrites the accumulators (scale-d = 0).
-        wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
-            acc, desc_advance(desc_a, stage_off + ks * kStepA),
-            desc_advance(desc_b, stage_off + ks * kStepB), (kb > 0 || ks > 0) ? 1 : 0);
+#pragma unroll
+        for (int r = 0; r < Cfg::kWgRows; ++r)
+          wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
+              acc[r], desc_advance(desc_a, stage_off + ks * kStepA + r * kRowBlockA),
+              desc_advance(desc_b, stage_off + ks * kStepB), (kb > 0 || ks > 0) ? 1 : 0);
       }
       wgmma_commit();
       if (kb > 0) {
@@ -197,12 +201,15 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     if (Cfg::kPingpong && first + (i + 1) * step < sched.total)
       named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
     wgmma_wait<0>();
-    fence_regs(acc);
+#pragma unroll
+    for (int r = 0; r < Cfg::kWgRows; ++r) fence_regs(acc[r]);
     release_stage(smem, prev, tid);
     if (Cfg::kPingpong) ring.skip(k_blocks);
 
-    store_warpgroup_tile<Cfg>(epi, acc, tma_d, smem.staging(consumer), p, tile.m0 + wg_m * 64,
-                              tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer);
+#pragma unroll
+    for (int r = 0; r < Cfg::kWgRows; ++r)
+      store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, smem.staging(consumer), p, tile.m0 + (wg_m + r) * 64,
+                                tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer);
   }
   if (tid == 0) tma_store_wait<0>();  // staging must outlive the last stores
 }

@@ -37,9 +37,9 @@ inline constexpr int kMaxSmemBytes = 232448;
 /// through TMA multicast);
 /// kEpiSlots: 128-byte-wide output staging buffers per consumer warpgroup
 /// (0 = one per output chunk, i.e. the whole warpgroup tile);
-/// kPingpong: the two consumers take alternate CTA tiles of 64 x kBN (kBM =
-/// 64), one's main loop running while the other's epilogue does, instead of
-/// splitting each tile between them.
+/// kPingpong: the two consumers take alternate whole CTA tiles (kBM / 64
+/// independent 64-row wgmma chains each), one's main loop running while the
+/// other's epilogue does, instead of splitting each tile between them.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false>
 struct GemmConfig {
@@ -67,6 +67,7 @@ struct GemmConfig {
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kProducerRegs = 40;
   static constexpr int kConsumerRegs = 232;
+  static constexpr int kWgRows = kPingpong ? kBM / 64 : 1;    ///< 64-row blocks per consumer tile
   static constexpr int kWgAlongM = kPingpong ? 1 : kBM / 64;  ///< consumers stacked along M
   static constexpr int kWgAlongN = kPingpong ? 1 : kConsumers / kWgAlongM;
   static constexpr int kWgN = kBN / kWgAlongN;         ///< each consumer owns 64 x kWgN
@@ -75,7 +76,7 @@ struct GemmConfig {
   /// Named barriers 1 + c are consumer c's epilogue barriers; kOrderBarrier + c
   /// hands the tensor cores to pingpong consumer c.
   static constexpr int kOrderBarrier = 3;
-  static constexpr int kAccRegs = kWgN / 2;            ///< f32 accumulators per thread
+  static constexpr int kAccRegs = kWgN / 2;            ///< f32 accumulators per thread and row block
 
   // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
   static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
@@ -110,7 +111,7 @@ struct GemmConfig {
   static_assert(kInBytes == 2 || (kMajorA == Major::K && kMajorB == Major::K),
                 "8-bit operands must be K-major");
   static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
-  static_assert(!kPingpong || kBM == 64, "a pingpong tile is one consumer's: kBM must be 64");
+  static_assert(kWgRows * kAccRegs <= 128, "a consumer holds at most 128 accumulators per thread");
   static_assert(kWgN == 64 || kWgN == 128 || kWgN == 192 || kWgN == 256,
                 "warpgroup tile width must be 64, 128, 192 or 256");
   static_assert(kClusterM == 1 || kClusterM == 2, "cluster must be 1x1 or 2x1");

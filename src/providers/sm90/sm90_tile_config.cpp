@@ -10,7 +10,7 @@ namespace {
 
 using C = Sm90OperandClass;
 
-// Stages: 3 for 128x256, 5 for 128x128, 6 for 64x128 and 4 for the 64x256
+// Stages: 3 for 128x256, 5 for 128x128, 6 for 64x128 and the 128x128
 // pingpong tiles (what fits in 227 KB next to the output staging, and what
 // the kernel was tuned with).
 constexpr Sm90TileConfig kConfigs[] = {
@@ -18,8 +18,8 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 128, 2, 5, C::bits16}, {64, 128, 1, 6, C::bits16},  {128, 256, 2, 3, C::fp8},
     {128, 256, 1, 3, C::fp8},    {128, 128, 1, 5, C::fp8},    {128, 128, 2, 5, C::fp8},
     {64, 128, 1, 6, C::fp8},
-    {64, 256, 2, 4, C::bits16, true}, {64, 256, 1, 4, C::bits16, true},
-    {64, 256, 2, 4, C::fp8, true},    {64, 256, 1, 4, C::fp8, true},
+    {128, 128, 2, 6, C::bits16, true}, {128, 128, 1, 6, C::bits16, true},
+    {128, 128, 2, 6, C::fp8, true},    {128, 128, 1, 6, C::fp8, true},
 };
 
 constexpr int kChunkBytes = 64 * 128;  // one staged output chunk: 64 rows x 128 bytes

@@ -23,8 +23,8 @@ struct Sm90TileConfig {
   int cluster_m = 1;    ///< 1 or 2 CTAs along M sharing B by multicast
   int stages = 3;       ///< depth of the TMA/mbarrier ring
   Sm90OperandClass operands = Sm90OperandClass::bits16;
-  /// The two consumers take alternate 64 x bn tiles (one's epilogue under
-  /// the other's main loop) instead of sharing each tile; bm is then 64.
+  /// The two consumers take alternate whole tiles (one's epilogue under the
+  /// other's main loop) instead of sharing each tile.
   bool pingpong = false;
 
   /// K per pipeline stage: one 128-byte swizzle row.
@@ -38,7 +38,7 @@ struct Sm90TileConfig {
   int epilogue_slots(int d_bytes) const noexcept;
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;
-  /// "128x256x64_c2x1", "64x256x64_c2x1_pingpong".
+  /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong".
   std::string shape_name() const;
 };
 
