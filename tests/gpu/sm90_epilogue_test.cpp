@@ -50,7 +50,8 @@ TEST_F(Sm90Epilogue, ReductionsOverRowsColumnsAndEverythingOnEveryTile) {
   // One element, one ragged tile, and a batch over several tiles of each shape.
   run_case(reductions, kF16, 1, 1, 1, 5);
   run_case(reductions, kF16, 1, 64, 64, 16);
-  for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 256, 1}, {128, 128, 1}, {128, 128, 2}, {64, 128, 1}}) {
+  for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 256, 1}, {128, 128, 1}, {128, 128, 2}, {64, 128, 1},
+                                   {128, 64, 1}, {64, 64, 1}}) {
     SCOPED_TRACE("tile " + std::to_string(bm) + "x" + std::to_string(bn) + " c" + std::to_string(cm));
     run_case(reductions, kF16, 3, 331, 283, 19, true, false, pin_tile(bm, bn, cm));
   }
@@ -123,7 +124,7 @@ TEST_F(Sm90Epilogue, Fp8OperandsMatchTheReference) {
 TEST_F(Sm90Epilogue, OutputDTypesOfD) {
   EPIGEMM_REQUIRE_SM90(driver);
   for (const DType d : {DType::f16, DType::bf16, DType::f32}) {
-    for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 128, 1}, {64, 128, 1}}) {
+    for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 128, 1}, {64, 128, 1}, {128, 64, 1}, {64, 64, 1}}) {
       SCOPED_TRACE("D " + std::string(to_string(d)) + ", tile " + std::to_string(bm) + "x" + std::to_string(bn));
       GpuProblem p(*driver, rng);
       const std::int64_t L = 2, M = 141, N = 300, K = 40;
