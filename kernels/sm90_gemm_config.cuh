@@ -100,7 +100,7 @@ struct GemmConfig {
     return o ^ (((o >> 7) & (kChunkRowBytes / 16 - 1)) << 4);
   }
 
-  // ---- TMA boxes the host must encode (innermost first; all SWIZZLE_128B, 3-D with L)
+  // ---- TMA boxes the host must encode (innermost first; SWIZZLE_128B but D: kSwizzleD; 3-D with L)
   /// A: K-major {kBK, kBM, 1}; MN-major {64, kBK, 1} issued kBM/64 times.
   static constexpr int kBoxA0 = kMajorA == Major::K ? kBK : 64;
   static constexpr int kBoxA1 = kMajorA == Major::K ? kBM : kBK;
