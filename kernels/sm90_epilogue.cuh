@@ -1,5 +1,5 @@
 // Epilogue of the sm90 GEMM: applies the user's per-element hook to a consumer
-// warpgroup's accumulators, stages the results in 128-byte-swizzled shared
+// warpgroup's accumulators, stages the results in swizzled shared
 // memory and writes them with TMA stores that run on during the next tile.
 #pragma once
 
@@ -105,8 +105,7 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, const GemmParams& p
   for (int e = tid; e < 64 * kCols; e += 128) {
     const int r = e / kCols, c = e % kCols;
     if (r >= rows || c >= cols) continue;
-    const int byte = c * Cfg::kOutBytes;
-    const u32 addr = chunk + r * 128 + ((((byte >> 4) ^ (r & 7))) << 4) + (byte & 15);
+    const u32 addr = chunk + Cfg::staged_offset(r, c * Cfg::kOutBytes);
     const long long at = origin + static_cast<long long>(r) * p.ldd + c;
     if constexpr (Cfg::kOutBytes == 2)
       static_cast<u16*>(p.d)[at] = ld_shared_b16(addr);
@@ -155,14 +154,15 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
       }
     }
     const int mi = lane / 8, r = lane % 8;
-    const u32 row_addr = slot + (16 * warp + r + 8 * (mi & 1)) * 128;
+    const int row = 16 * warp + r + 8 * (mi & 1);
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2) {
-      const u32 unit = static_cast<u32>((g + mi / 2) ^ r);
-      stmatrix_x4(row_addr + (unit << 4), regs[g / 2][0], regs[g / 2][1], regs[g / 2][2], regs[g / 2][3]);
+      const u32 addr = slot + Cfg::staged_offset(row, 16 * (g + mi / 2));
+      stmatrix_x4(addr, regs[g / 2][0], regs[g / 2][1], regs[g / 2][2], regs[g / 2][3]);
     }
   } else {
-    // f32: two 8-byte stores per group; a row's 32 bytes span units 2g, 2g+1.
+    // f32 (always 128-byte chunk rows): two 8-byte stores per group; a row's
+    // 32 bytes span units 2g, 2g+1.
     float values[kGroups][2][2];
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
@@ -174,24 +174,21 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
         values[g][h][1] = epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
       }
     }
-    const int quad_row = lane / 4;
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
       const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
-      const u32 unit = static_cast<u32>((byte_in_row >> 4) ^ quad_row);
-      const u32 col_addr = slot + (unit << 4) + (byte_in_row & 15);
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        st_shared_v2_f32(col_addr + (row0 + 8 * h) * 128, values[g][h][0], values[g][h][1]);
+        st_shared_v2_f32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), values[g][h][0], values[g][h][1]);
     }
   }
 }
 
 /// Stores one consumer warpgroup's 64 x kWgN tile at (m_base, n_base, l).
 /// `acc` is the (T128,V(kWgN/2)) -> (M64,N kWgN) wgmma accumulator fragment.
-/// `staging` holds kEpiSlots chunks of 64 rows x 128 bytes; a chunk is swizzled
-/// like the D tensor map (16-byte unit u of row r at unit u ^ (r % 8)), which
-/// also keeps the staging stores free of bank conflicts. Tiles wholly inside D
+/// `staging` holds kEpiSlots chunks of 64 rows x kChunkRowBytes; a chunk is
+/// swizzled like the D tensor map (Cfg::staged_offset), which also keeps the
+/// staging stores free of bank conflicts. Tiles wholly inside D
 /// skip the bounds checks. Only thread 0 issues, commits and waits for TMA stores.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,

@@ -152,8 +152,9 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * Cfg::kMnChunkBytes, Cfg::kMnChunkBytes, 1024);
   if constexpr (Cfg::kMajorB == Major::K)
     desc_b = make_desc_sw128(smem.tile_b(0) + wg_n * Cfg::kWgN * 128, 16, 1024);
-  else
-    desc_b = make_desc_sw128(smem.tile_b(0) + wg_n * (Cfg::kWgN / 64) * Cfg::kMnChunkBytes,
+  else  // a 32-wide warpgroup tile may start half-way into a 64-element chunk
+    desc_b = make_desc_sw128(smem.tile_b(0) + (wg_n * Cfg::kWgN / 64) * Cfg::kMnChunkBytes +
+                                 (wg_n * Cfg::kWgN % 64) * Cfg::kInBytes,
                              Cfg::kMnChunkBytes, 1024);
 
   float acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)

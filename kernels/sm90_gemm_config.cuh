@@ -32,10 +32,11 @@ inline constexpr int kMaxSmemBytes = 232448;
 /// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major) or
 /// __nv_fp8_e4m3/__nv_fp8_e5m2 (K-major only); TD: __half, __nv_bfloat16, float.
 /// kBM x kBN: the CTA tile; its two consumer warpgroups each own 64 x kWgN, with
-/// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {64, 128, 192, 256};
+/// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {32, 64, 128, 192, 256};
 /// kStages: mbarrier ring depth; kClusterM: 1 or 2 (two CTAs along M share B
 /// through TMA multicast);
-/// kEpiSlots: 128-byte-wide output staging buffers per consumer warpgroup
+/// kEpiSlots: output staging buffers (one chunk each: 64 rows x 128 bytes, or
+/// x 64 bytes when the warpgroup tile is that narrow) per consumer warpgroup
 /// (0 = one per output chunk, i.e. the whole warpgroup tile);
 /// kPingpong: the two consumers take alternate whole CTA tiles (kBM / 64
 /// independent 64-row wgmma chains each), one's main loop running while the
@@ -84,8 +85,13 @@ struct GemmConfig {
   static constexpr int kStageBytes = kTileABytes + kTileBBytes;
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
-  static constexpr int kChunkCols = 128 / kOutBytes;  ///< output columns per staging chunk
-  static constexpr int kChunkBytes = 64 * 128;        ///< 64 rows x 128 bytes
+  /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
+  /// tile when it is narrower (32 columns of a 16-bit D: 64 bytes).
+  static constexpr int kChunkCols = 128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN;
+  static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128 or 64
+  static constexpr int kChunkBytes = 64 * kChunkRowBytes;        ///< 64 rows
+  /// D's tensor-map swizzle span in bytes (128 or 64): the chunk row width.
+  static constexpr int kSwizzleD = kChunkRowBytes;
   static constexpr int kChunksPerWg = kWgN / kChunkCols;
   static constexpr int kEpiSlots = kEpiSlots_ == 0 ? kChunksPerWg : kEpiSlots_;
   static constexpr int kEpiRounds = kChunksPerWg / kEpiSlots;
@@ -95,15 +101,23 @@ struct GemmConfig {
   static constexpr int kBarBytes = 2 * kStages * 8;
   /// Dynamic shared memory to request (includes 1 KB of alignment slack).
   static constexpr int kSmemBytes = 1024 + kBarOffset + kBarBytes;
+  /// Offset of byte `byte` of row `row` in a staged output chunk, swizzled as
+  /// D's tensor map is: 16-byte unit u of the chunk's linear offset o moves to
+  /// u ^ ((o / 128) % (kChunkRowBytes / 16)), i.e. unit ^ (row % 8) for
+  /// 128-byte rows, unit ^ ((row / 2) % 4) for 64-byte rows.
+  static __device__ __forceinline__ constexpr int staged_offset(int row, int byte) {
+    const int o = row * kChunkRowBytes + byte;
+    return o ^ (((o >> 7) & (kChunkRowBytes / 16 - 1)) << 4);
+  }
 
-  // ---- TMA boxes the host must encode (innermost first; all SWIZZLE_128B, 3-D with L)
+  // ---- TMA boxes the host must encode (innermost first; SWIZZLE_128B but D: kSwizzleD; 3-D with L)
   /// A: K-major {kBK, kBM, 1}; MN-major {64, kBK, 1} issued kBM/64 times.
   static constexpr int kBoxA0 = kMajorA == Major::K ? kBK : 64;
   static constexpr int kBoxA1 = kMajorA == Major::K ? kBM : kBK;
   /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued kBN/64/kClusterM times.
   static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : 64;
   static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBK;
-  /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}.
+  /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, swizzle kSwizzleD bytes.
   static constexpr int kBoxD0 = kChunkCols;
   static constexpr int kBoxD1 = 64;
 
@@ -112,8 +126,8 @@ struct GemmConfig {
                 "8-bit operands must be K-major");
   static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
   static_assert(kWgRows * kAccRegs <= 128, "a consumer holds at most 128 accumulators per thread");
-  static_assert(kWgN == 64 || kWgN == 128 || kWgN == 192 || kWgN == 256,
-                "warpgroup tile width must be 64, 128, 192 or 256");
+  static_assert(kWgN == 32 || kWgN == 64 || kWgN == 128 || kWgN == 192 || kWgN == 256,
+                "warpgroup tile width must be 32, 64, 128, 192 or 256");
   static_assert(kClusterM == 1 || kClusterM == 2, "cluster must be 1x1 or 2x1");
   static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
                                     : (kBN / 64) % kClusterM == 0 && kBN % 64 == 0,
@@ -121,6 +135,7 @@ struct GemmConfig {
   static_assert(kOutBytes == 2 || kOutBytes == 4, "D must be f16, bf16 or f32");
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");
+  static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64, "staging rows are 128 or 64 bytes");
   static_assert(kStages >= 2, "need at least two pipeline stages");
   static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
 };

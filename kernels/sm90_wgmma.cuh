@@ -1,6 +1,7 @@
 // wgmma.mma_async wrappers (shared-memory A and B, f32 accumulators) for the
-// warpgroup tile widths the sm90 GEMM uses: m64nNk16 for f16/bf16 (either
-// operand K- or MN-major) and m64nNk32 for fp8 e4m3/e5m2 (K-major only).
+// warpgroup tile widths the sm90 GEMM uses (N = 32, 64, 128, 192, 256):
+// m64nNk16 for f16/bf16 (either operand K- or MN-major) and m64nNk32 for fp8
+// e4m3/e5m2 (K-major only).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -19,6 +20,7 @@
       "+f"(d[i + 6]), "+f"(d[i + 7])
 #define EPIGEMM_ACC32(d, i) \
   EPIGEMM_ACC8(d, i), EPIGEMM_ACC8(d, i + 8), EPIGEMM_ACC8(d, i + 16), EPIGEMM_ACC8(d, i + 24)
+#define EPIGEMM_ACC_OPS16(d) EPIGEMM_ACC8(d, 0), EPIGEMM_ACC8(d, 8)
 #define EPIGEMM_ACC_OPS32(d) EPIGEMM_ACC32(d, 0)
 #define EPIGEMM_ACC_OPS64(d) EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32)
 #define EPIGEMM_ACC_OPS96(d) EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64)
@@ -26,6 +28,9 @@
   EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64), EPIGEMM_ACC32(d, 96)
 
 // The same accumulators as a PTX vector of operand numbers.
+#define EPIGEMM_WGMMA_REGS16 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
+
 #define EPIGEMM_WGMMA_REGS32 \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
@@ -98,6 +103,7 @@ namespace epigemm::sm90 {
 template <int kN>
 struct Wgmma;
 
+EPIGEMM_DEFINE_WGMMA(32, 16, EPIGEMM_WGMMA_REGS16, EPIGEMM_ACC_OPS16, 16, 17, 18, 19, 20)
 EPIGEMM_DEFINE_WGMMA(64, 32, EPIGEMM_WGMMA_REGS32, EPIGEMM_ACC_OPS32, 32, 33, 34, 35, 36)
 EPIGEMM_DEFINE_WGMMA(128, 64, EPIGEMM_WGMMA_REGS64, EPIGEMM_ACC_OPS64, 64, 65, 66, 67, 68)
 EPIGEMM_DEFINE_WGMMA(192, 96, EPIGEMM_WGMMA_REGS96, EPIGEMM_ACC_OPS96, 96, 97, 98, 99, 100)

@@ -129,10 +129,11 @@ inline void free_operand(Operand& o) {
   o.ptr = nullptr;
 }
 
-/// Encodes a 3-D SWIZZLE_128B tensor map over dims {d0 (contiguous), d1, d2}.
+/// Encodes a 3-D tensor map over dims {d0 (contiguous), d1, d2} (128-byte
+/// swizzle unless `swizzle_bytes` is 64).
 inline sm90::CUtensorMap encode_map(const Operand& o, CUtensorMapDataType type, unsigned long long d0,
                                     unsigned long long d1, unsigned long long d2, unsigned box0,
-                                    unsigned box1) {
+                                    unsigned box1, int swizzle_bytes = 128) {
   CUtensorMap map;
   const cuuint64_t dims[3] = {d0, d1, d2};
   const cuuint64_t strides[2] = {(cuuint64_t)o.ld * o.elem_bytes,
@@ -140,7 +141,8 @@ inline sm90::CUtensorMap encode_map(const Operand& o, CUtensorMapDataType type, 
   const cuuint32_t box[3] = {box0, box1, 1};
   const cuuint32_t estr[3] = {1, 1, 1};
   DEV_CHECK_CU(cuTensorMapEncodeTiled(&map, type, 3, o.ptr, dims, strides, box, estr,
-                                      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                      CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                      swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   sm90::CUtensorMap out;

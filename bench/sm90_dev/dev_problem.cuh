@@ -115,7 +115,7 @@ struct Runner {
       mb = encode_map(pr.B, tin, pr.K, pr.N, pr.L, Cfg::kBoxB0, Cfg::kBoxB1);
     else
       mb = encode_map(pr.B, tin, pr.N, pr.K, pr.L, Cfg::kBoxB0, Cfg::kBoxB1);
-    md = encode_map(pr.D, map_type<TD>(), pr.N, pr.M, pr.L, Cfg::kBoxD0, Cfg::kBoxD1);
+    md = encode_map(pr.D, map_type<TD>(), pr.N, pr.M, pr.L, Cfg::kBoxD0, Cfg::kBoxD1, Cfg::kSwizzleD);
     p.M = pr.M, p.N = pr.N, p.K = pr.K, p.L = pr.L;
     p.group_m = group;
     p.a_batched = p.b_batched = 1;

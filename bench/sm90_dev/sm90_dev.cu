@@ -27,6 +27,10 @@ using C256am = GemmConfig<bf16, bf16, bf16, Major::MN, Major::MN, 128, 256, 3, 2
 using C256f16 = GemmConfig<f16, f16, f16, Major::K, Major::MN, 128, 256, 3, 2>;
 using C256f32 = GemmConfig<bf16, bf16, float, Major::K, Major::MN, 128, 256, 3, 2, 4>;
 using C64 = GemmConfig<bf16, bf16, bf16, Major::K, Major::MN, 64, 128, 6, 1>;
+using C64x64 = GemmConfig<bf16, bf16, bf16, Major::K, Major::MN, 64, 64, 13, 1>;
+using C64x64bk = GemmConfig<bf16, bf16, bf16, Major::K, Major::K, 64, 64, 13, 1>;
+using C64x64f32 = GemmConfig<bf16, bf16, float, Major::K, Major::MN, 64, 64, 13, 1>;
+using C128x64 = GemmConfig<bf16, bf16, bf16, Major::K, Major::MN, 128, 64, 8, 1>;
 using C256fp8 = GemmConfig<e4m3, e4m3, bf16, Major::K, Major::K, 128, 256, 3, 2>;
 
 /// A user epilogue exercising the (m, n) coordinates: relu(alpha*acc + rb[n] + cb[m]).
@@ -301,6 +305,11 @@ int main(int argc, char** argv) {
   check<C256f32>(env, "c256f32", 127, 253, 96);
   check<C256f32>(env, "c256f32", 1000, 1000, 1000);
   check<C64>(env, "c64", 127, 253, 96, 2);
+  check<C64x64>(env, "c64x64", 127, 253, 96, 2);
+  check<C64x64>(env, "c64x64", 16, 1000, 1000);
+  check<C64x64bk>(env, "c64x64bk", 127, 253, 96, 2);
+  check<C64x64f32>(env, "c64x64f32", 127, 253, 96);
+  check<C128x64>(env, "c128x64", 127, 253, 96, 2);
   check<C256fp8>(env, "c256fp8", 127, 253, 96);
   check<C256fp8>(env, "c256fp8", 1000, 1000, 1024);
   const int shapes[][3] = {{16, 8192, 8192},   {128, 8192, 8192},   {4096, 4096, 4096},
@@ -309,6 +318,9 @@ int main(int argc, char** argv) {
   check<C256s4>(env, "c256s4", 4096, 4096, 4096);
   check<C128>(env, "c128", 4096, 4096, 4096);
   check<C64>(env, "c64", 16, 8192, 8192);
+  check<C64x64>(env, "c64x64", 16, 8192, 8192);
+  check<C64x64bk>(env, "c64x64bk", 128, 8192, 8192);
+  check<C128x64>(env, "c128x64", 128, 8192, 8192);
   }
 
   // ---- NVRTC
@@ -339,6 +351,11 @@ int main(int argc, char** argv) {
   rows.push_back(bench<C64>(env, "c64", 1024, 1024, 1024, it * 4));
   rows.push_back(bench<C64>(env, "c64", 16, 8192, 8192, it * 4));
   rows.push_back(bench<C64>(env, "c64", 128, 8192, 8192, it * 4));
+  for (const int m : {16, 128}) {
+    rows.push_back(bench<C64x64>(env, "c64x64", m, 8192, 8192, it * 4));
+    rows.push_back(bench<C64x64bk>(env, "c64x64bk", m, 8192, 8192, it * 4));
+    rows.push_back(bench<C128x64>(env, "c128x64", m, 8192, 8192, it * 4));
+  }
   rows.push_back(bench<C256fp8>(env, "c256fp8", 8192, 8192, 8192, it));
   }
 

@@ -28,6 +28,13 @@ inline OperatorQuery sm90_query(std::function<bool(const OperatorMetadata&)> fil
   return query;
 }
 
+/// A filter keeping the cooperative configuration of tile bm x bn and cluster cm x 1.
+inline std::function<bool(const OperatorMetadata&)> pin_tile(int bm, int bn, int cm) {
+  return [=](const OperatorMetadata& md) {
+    return md.tile.m == bm && md.tile.n == bn && md.cluster.m == cm && md.extra.at("schedule") == "cooperative";
+  };
+}
+
 /// A filter keeping exactly the operator of tile configuration `c`.
 inline std::function<bool(const OperatorMetadata&)> pin_config(const detail::Sm90TileConfig& c) {
   return [name = detail::sm90_metadata(c).name](const OperatorMetadata& md) { return md.name == name; };

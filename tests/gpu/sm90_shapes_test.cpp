@@ -1,7 +1,8 @@
 // The sm90 kernel on awkward shapes, on every tile configuration, against
 // cpu_reference: extents of 1, primes and non-multiples of the tile on M, N
-// and K; batches with a shared (stride 0) A or B or epilogue tile; strided
-// epilogue operands; and the tile the heuristic picks for a shape.
+// and K; skinny M on the skinny tiles; batches with a shared (stride 0) A or
+// B or epilogue tile; strided epilogue operands; and the tile the heuristic
+// picks for a shape.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -48,6 +49,64 @@ TEST_F(Sm90Shapes, OddExtentsOnEveryTileConfiguration) {
       add_padded_ab(p, DType::f16, DType::f16, e.L, e.M, e.N, e.K);
       add_epilogue(p, e);
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    }
+  }
+}
+
+TEST_F(Sm90Shapes, SkinnyProblemsOnTheSkinnyTiles) {
+  // M = 1 .. 128 against weights of 1000-3000 square, on 64x64 (each
+  // consumer 64 x 32, a 16-bit D staged 64 bytes wide) and 128x64: N not a
+  // multiple of the tile (2999 and 1283: rows that TMA cannot store whole),
+  // both majors of B (an N-major B splits a 64-element swizzle row between
+  // the two consumers of 64x64), f16 and bf16, D 16-bit or f32, a batch.
+  EPIGEMM_REQUIRE_SM90(driver);
+  struct Skinny {
+    Extents e;
+    DType ab;
+    bool b_k_major;
+    DType d;
+  };
+  const Skinny cases[] = {{{1, 1, 2048, 1024}, DType::bf16, true, DType::bf16},
+                          {{1, 16, 1000, 3000}, DType::bf16, false, DType::bf16},
+                          {{1, 100, 2999, 1536}, DType::f16, true, DType::f16},
+                          {{1, 100, 2999, 1536}, DType::f16, false, DType::f32},
+                          {{1, 128, 3072, 2000}, DType::bf16, false, DType::f32},
+                          {{2, 16, 1029, 1111}, DType::f16, false, DType::bf16},
+                          {{1, 128, 1283, 2048}, DType::bf16, true, DType::f16}};
+  for (const auto& [bm, bn] : {std::pair{64, 64}, std::pair{128, 64}}) {
+    for (const Skinny& c : cases) {
+      SCOPED_TRACE("tile " + std::to_string(bm) + "x" + std::to_string(bn) + ", " + describe(c.e) + ", " +
+                   std::string(to_string(c.ab)) + (c.b_k_major ? ", B column-major" : ", B row-major") + ", D " +
+                   std::string(to_string(c.d)));
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, c.ab, c.ab, c.e.L, c.e.M, c.e.N, c.e.K, true, c.b_k_major);
+      add_epilogue(p, c.e, c.d);
+      const std::string name = run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, 1));
+      EXPECT_NE(name.find(std::to_string(bm) + "x" + std::to_string(bn) + "x"), std::string::npos) << name;
+    }
+  }
+}
+
+TEST_F(Sm90Shapes, SkinnyFp8AndNormalDataOnTheSkinnyTiles) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  for (const auto& [bm, bn] : {std::pair{64, 64}, std::pair{128, 64}}) {
+    {
+      SCOPED_TRACE("e4m3, tile " + std::to_string(bm) + "x" + std::to_string(bn));
+      const Extents e{1, 16, 1000, 1024};
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::e4m3, DType::e4m3, e.L, e.M, e.N, e.K, true, true);
+      add_epilogue(p, e, DType::bf16);
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, 1));
+    }
+    {
+      SCOPED_TRACE("bf16 normal data, tile " + std::to_string(bm) + "x" + std::to_string(bn));
+      const Extents e{1, 128, 1536, 520};
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::bf16, DType::bf16, e.L, e.M, e.N, e.K, true, false);
+      p.fill_normal("A");
+      p.fill_normal("B", 0.25);
+      add_epilogue(p, e, DType::f32);
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, 1));
     }
   }
 }
@@ -121,8 +180,12 @@ TEST_F(Sm90Shapes, TheHeuristicPicksTheTileForTheShape) {
     Extents e;
     int bm, bn;
   };
-  // Small M: 64-row tiles; big square: the 128x256 tile.
-  const Pick picks[] = {{{1, 16, 1024, 64}, 64, 128}, {{1, 64, 2048, 64}, 64, 128}, {{1, 4096, 4096, 64}, 128, 256}};
+  // Skinny and memory-bound: 64x64 (a CTA on nearly every SM); small: 64x128;
+  // big square: the 128x256 tile.
+  const Pick picks[] = {{{1, 16, 8192, 8192}, 64, 64},
+                        {{1, 128, 8192, 8192}, 64, 64},
+                        {{1, 1024, 1024, 1024}, 64, 128},
+                        {{1, 4096, 4096, 64}, 128, 256}};
   for (const Pick& pick : picks) {
     SCOPED_TRACE(describe(pick.e));
     GpuProblem p(*driver, rng);

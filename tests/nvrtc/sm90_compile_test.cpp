@@ -176,5 +176,54 @@ TEST_F(Sm90Compile, OperandMajorsDTypesAccumulatorsAndOutputTypes) {
   expect_all_compile(std::move(jobs));
 }
 
+/// The configuration of tile bm x bn for `operands` (it must exist).
+Sm90TileConfig config_of(Sm90OperandClass operands, int bm, int bn) {
+  for (const auto& c : detail::sm90_tile_configs()) {
+    if (c.operands == operands && c.bm == bm && c.bn == bn && c.cluster_m == 1) return c;
+  }
+  ADD_FAILURE() << "no " << bm << "x" << bn << " configuration";
+  return {};
+}
+
+/// A row bias and an extra f32 output next to D (of dtype `d`).
+EpilogueCase bias_and_extra_output(DType d) {
+  using S = OperandShape;
+  return {"bias_extra_out",
+          "def epi(accum, alpha, bias):\n    F = accum * alpha + bias\n    D = relu(F)\n    return D, F\n",
+          {{"alpha", S::scalar, DType::f32, 1.5}, {"bias", S::row, DType::f32}, {"D", S::tile, d},
+           {"F", S::tile, DType::f32}}};
+}
+
+TEST_F(Sm90Compile, SkinnyTilesEveryOperandMajorAndOutputType) {
+  // 64x64 (each consumer 64 x 32: m64n32 wgmmas, 64-byte-wide staging for a
+  // 16-bit D) and 128x64 (each consumer 64 x 64).
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  const DTypeCombo e4m3{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
+  std::vector<Sm90Job> jobs;
+  for (const auto& [bm, bn] : {std::pair{64, 64}, std::pair{128, 64}}) {
+    const Sm90TileConfig c16 = config_of(Sm90OperandClass::bits16, bm, bn);
+    const Sm90TileConfig c8 = config_of(Sm90OperandClass::fp8, bm, bn);
+    // Every A/B major pairing for bf16 and f16, each D type with each operand
+    // type and with an N-major (row-major) B.
+    const DType bf16_d[4] = {DType::bf16, DType::f16, DType::f32, DType::bf16};
+    const DType f16_d[4] = {DType::f16, DType::f32, DType::bf16, DType::f16};
+    for (int majors = 0; majors < 4; ++majors) {
+      const bool a_k = majors & 1, b_k = majors & 2;
+      const std::string tag = std::string("_a") + (a_k ? "k" : "m") + (b_k ? "bk" : "bn") + "_d";
+      jobs.push_back(make_job("bf16" + tag + std::string(to_string(bf16_d[majors])),
+                              bias_and_extra_output(bf16_d[majors]), bf16, c16, a_k, b_k, rng));
+      jobs.push_back(make_job("f16" + tag + std::string(to_string(f16_d[majors])), bias_and_extra_output(f16_d[majors]),
+                              kF16, c16, a_k, b_k, rng));
+    }
+    for (const DType d : {DType::bf16, DType::f32}) {
+      jobs.push_back(make_job("e4m3_d" + std::string(to_string(d)), bias_and_extra_output(d), e4m3, c8, true, true, rng));
+    }
+    // Column reductions (a chunk's columns in registers) on the narrow chunks.
+    jobs.push_back(make_job("reductions", find_case(coverage_epilogues(), "reductions"), kF16, c16, true, false, rng));
+  }
+  EXPECT_EQ(jobs.size(), 22u);
+  expect_all_compile(std::move(jobs));
+}
+
 }  // namespace
 }  // namespace epigemm::testing

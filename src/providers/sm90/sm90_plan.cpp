@@ -151,8 +151,8 @@ Status check_extents(const Problem& p) {
                                  " is too large for the sm90 kernel's 32-bit coordinates");
     }
   }
-  // The tile scheduler counts 64x128 tiles of the whole batch in an int.
-  const std::int64_t tiles = (p.M + 63) / 64 * ((p.N + 127) / 128) * p.L;
+  // The tile scheduler counts tiles (at least 64x64) of the whole batch in an int.
+  const std::int64_t tiles = (p.M + 63) / 64 * ((p.N + 63) / 64) * p.L;
   if (tiles > INT_MAX) return Status::unsupported("the problem has too many output tiles for the sm90 scheduler");
   return Status::ok();
 }

@@ -12,23 +12,26 @@ using C = Sm90OperandClass;
 
 // Stages: 3 for 128x256, 5 for 128x128, 6 for 64x128 and the 128x128
 // pingpong tiles (what fits in 227 KB next to the output staging, and what
-// the kernel was tuned with).
+// the kernel was tuned with); the skinny tiles 128x64 and 64x64 take as many
+// as fit with an f32 D (8 and 13): streaming a weight matrix needs ~100 KB of
+// loads in flight per SM. New configurations go last, so the indices of the
+// others stay put.
 constexpr Sm90TileConfig kConfigs[] = {
     {128, 256, 2, 3, C::bits16}, {128, 256, 1, 3, C::bits16}, {128, 128, 1, 5, C::bits16},
     {128, 128, 2, 5, C::bits16}, {64, 128, 1, 6, C::bits16},  {128, 256, 2, 3, C::fp8},
     {128, 256, 1, 3, C::fp8},    {128, 128, 1, 5, C::fp8},    {128, 128, 2, 5, C::fp8},
-    {64, 128, 1, 6, C::fp8},
+    {64, 128, 1, 6, C::fp8},     {128, 64, 1, 8, C::bits16},  {64, 64, 1, 13, C::bits16},
+    {128, 64, 1, 8, C::fp8},     {64, 64, 1, 13, C::fp8},
     {128, 128, 2, 6, C::bits16, true}, {128, 128, 1, 6, C::bits16, true},
     {128, 128, 2, 6, C::fp8, true},    {128, 128, 1, 6, C::fp8, true},
 };
 
-constexpr int kChunkBytes = 64 * 128;  // one staged output chunk: 64 rows x 128 bytes
+int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
 
-int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() * d_bytes / 128; }
-
-int shared_bytes_with(const Sm90TileConfig& c, int slots) {
+int shared_bytes_with(const Sm90TileConfig& c, int slots, int d_bytes) {
   const int stage_bytes = (c.bm + c.bn) * 128;
-  return 1024 + c.stages * stage_bytes + 2 * slots * kChunkBytes + 2 * c.stages * 8;
+  const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;  // 64 rows
+  return 1024 + c.stages * stage_bytes + 2 * slots * chunk_bytes + 2 * c.stages * 8;
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -36,22 +39,40 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// Throughput of one CTA tile relative to 128x256 when compute-bound: the
 /// narrower tiles reload more operand bytes per multiply (measured on the
 /// H200: 128x128 about 0.95 of 128x256 at 4096^3, 64x128 well below).
+/// 128x64 and 64x64 are estimates: their m64n64 and m64n32 wgmmas read more
+/// shared memory per multiply than 64x128's.
 double tile_efficiency(const Sm90TileConfig& c) {
   if (c.bm == 128 && c.bn == 256) return 1.0;
-  if (c.bm == 128) return 0.94;
-  return 0.80;
+  if (c.bm == 128 && c.bn == 128) return 0.94;
+  if (c.bm == 64 && c.bn == 128) return 0.80;
+  if (c.bm == 128 && c.bn == 64) return 0.75;
+  return 0.60;
 }
+
+// The H200 the model assumes (fitted to our measurements).
+/// ns per bm x bn tile-element and k-block at 128x256's rate (8192^3 bf16:
+/// 16 waves x 128 k-blocks x 32768 in ~1.5 ms; fp8 k-blocks are twice as
+/// deep at twice the rate).
+constexpr double kNsPerTileElement = 0.0224;
+/// DRAM bandwidth, bytes per ns (a device-to-device copy moves 4.2-4.3 TB/s).
+constexpr double kDramBytesPerNs = 4200.0;
+/// Load latency, ns: with it, 96 KB of B in flight per SM reproduces 64x128's
+/// measured times at M = 16 (64 CTAs, 50 us) and M = 128 (128 CTAs, 48 us),
+/// N = K = 8192.
+constexpr double kLoadLatencyNs = 760.0;
 
 }  // namespace
 
+int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept { return std::min(128 / d_bytes, warpgroup_n()); }
+
 int Sm90TileConfig::epilogue_slots(int d_bytes) const noexcept {
   int slots = chunks_per_warpgroup(*this, d_bytes);
-  while (slots > 1 && slots % 2 == 0 && shared_bytes_with(*this, slots) > kSm90MaxSharedBytes) slots /= 2;
+  while (slots > 1 && slots % 2 == 0 && shared_bytes_with(*this, slots, d_bytes) > kSm90MaxSharedBytes) slots /= 2;
   return slots;
 }
 
 int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
-  return shared_bytes_with(*this, epilogue_slots(d_bytes));
+  return shared_bytes_with(*this, epilogue_slots(d_bytes), d_bytes);
 }
 
 std::string Sm90TileConfig::shape_name() const {
@@ -89,7 +110,17 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const std::int64_t slots = sms / c.cluster_m;
   const double waves = static_cast<double>(ceil_div(cluster_tiles, slots));
   const double k_blocks = static_cast<double>(std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1));
-  double time = waves * k_blocks * (static_cast<double>(c.bm) * c.bn / tile_efficiency(c));
+  const double math = waves * k_blocks * (static_cast<double>(c.bm) * c.bn / tile_efficiency(c)) * kNsPerTileElement;
+  // Memory: every byte of A, B and D crosses DRAM once; the busy CTAs keep
+  // `stages` k-blocks of B in flight each, which caps the rate by Little's law.
+  const double in_bytes = c.operands == C::fp8 ? 1.0 : 2.0;
+  const double L = static_cast<double>(std::max<std::int64_t>(p.L, 1));
+  const double M = static_cast<double>(p.M), N = static_cast<double>(p.N), K = static_cast<double>(p.K);
+  const double bytes = L * ((M * K + K * N) * in_bytes + M * N * size_bytes(p.D.dtype));
+  const double busy_ctas = static_cast<double>(std::min(cluster_tiles, slots) * c.cluster_m);
+  const double in_flight = busy_ctas * c.stages * c.bn * 128.0;
+  const double rate = 1.0 / (1.0 / kDramBytesPerNs + kLoadLatencyNs / in_flight);
+  double time = std::max(math, bytes / rate);
   // Many waves: the 2x1 multicast halves B's traffic and wins a little; a
   // few waves: the 1x1 grid balances better (measured at 8192^3 / 4096^3).
   const bool many_waves = waves >= 8;

@@ -32,6 +32,9 @@ struct Sm90TileConfig {
   /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
   /// or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }
+  /// Columns of one staged output chunk (Cfg::kChunkCols) for a D of
+  /// `d_bytes` per element: 128 bytes, or the warpgroup tile when narrower.
+  int chunk_cols(int d_bytes) const noexcept;
   /// Output staging chunks each consumer holds at once for a D of
   /// `d_bytes` per element: the whole warpgroup tile when shared memory
   /// allows, else the largest power-of-two part that fits.
@@ -48,7 +51,8 @@ inline constexpr int kSm90MaxSharedBytes = 232448;
 inline constexpr int kSm90DefaultSmCount = 132;
 
 /// Every configuration offered: for each operand class, 128x256 (2x1 and
-/// 1x1 clusters), 128x128 (1x1 and 2x1) and 64x128 for small M.
+/// 1x1 clusters), 128x128 (1x1 and 2x1), 64x128 for small M, and 128x64 and
+/// 64x64 with deep rings for memory-bound (skinny) problems.
 std::span<const Sm90TileConfig> sm90_tile_configs();
 
 /// Metadata: provider "sm90", name "sm90_<class>_<shape>", tile, cluster,
@@ -57,9 +61,12 @@ std::span<const Sm90TileConfig> sm90_tile_configs();
 OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 
 /// The heuristic's modelled time of `problem` on `config` with `sm_count`
-/// SMs, in arbitrary units: waves of tiles over the SMs times the time of
-/// one tile (tile area over the tile's measured relative efficiency), plus
-/// a small term that favours 2x1 clusters when many waves share B.
+/// SMs, in nanoseconds of an H200: the larger of the math (waves of tiles
+/// over the SMs times the time of one tile: its area over its relative
+/// efficiency) and the memory traffic (A, B and D's bytes at the DRAM
+/// bandwidth, slowed when too few loads are in flight: the busy CTAs times
+/// the B bytes of their rings over the load latency), times a small factor
+/// that favours 2x1 clusters when many waves share B.
 double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count);
 
 /// preference() for `config`: higher for a smaller modelled time; always

@@ -141,14 +141,50 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
     names.insert(detail::sm90_metadata(c).name);
     for (int d_bytes : {2, 4}) {
       EXPECT_LE(c.shared_bytes(d_bytes), detail::kSm90MaxSharedBytes) << c.shape_name();
-      const int chunks = c.warpgroup_n() * d_bytes / 128;
-      EXPECT_EQ(chunks % c.epilogue_slots(d_bytes), 0) << c.shape_name();
+      const int cols = c.chunk_cols(d_bytes);
+      EXPECT_TRUE(cols * d_bytes == 128 || (cols * d_bytes == 64 && cols == c.warpgroup_n())) << c.shape_name();
+      EXPECT_EQ(c.warpgroup_n() % cols, 0) << c.shape_name();
+      EXPECT_EQ((c.warpgroup_n() / cols) % c.epilogue_slots(d_bytes), 0) << c.shape_name();
     }
   }
   EXPECT_EQ(names.size(), detail::sm90_tile_configs().size());
   // The 128x256 tile stages an f32 D in halves; 16-bit D whole.
   EXPECT_EQ(kBig16.epilogue_slots(4), 4);
   EXPECT_EQ(kBig16.epilogue_slots(2), 4);
+}
+
+TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
+  const Sm90TileConfig* narrow = nullptr;
+  const Sm90TileConfig* wide = nullptr;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    if (c.operands != Sm90OperandClass::bits16) continue;
+    if (c.bm == 64 && c.bn == 64) narrow = &c;
+    if (c.bm == 128 && c.bn == 64) wide = &c;
+  }
+  ASSERT_NE(narrow, nullptr);
+  ASSERT_NE(wide, nullptr);
+  // 64x64: each consumer owns 64 x 32; a 16-bit D is staged 64 bytes wide,
+  // an f32 D 128 bytes wide, one chunk per consumer.
+  EXPECT_EQ(narrow->warpgroup_n(), 32);
+  EXPECT_EQ(narrow->chunk_cols(2), 32);
+  EXPECT_EQ(narrow->chunk_cols(4), 32);
+  EXPECT_EQ(narrow->epilogue_slots(2), 1);
+  EXPECT_EQ(narrow->epilogue_slots(4), 1);
+  EXPECT_EQ(narrow->shared_bytes(2), 1024 + narrow->stages * 128 * 128 + 2 * 64 * 64 + 16 * narrow->stages);
+  // 128x64: each consumer owns 64 x 64; an f32 D takes two 128-byte chunks.
+  EXPECT_EQ(wide->warpgroup_n(), 64);
+  EXPECT_EQ(wide->chunk_cols(2), 64);
+  EXPECT_EQ(wide->chunk_cols(4), 32);
+  EXPECT_EQ(wide->epilogue_slots(4), 2);
+  // At least ~100 KB (64x64) and 64 KB (128x64) of B in flight per SM.
+  EXPECT_GE(narrow->stages * narrow->bn * 128, 100 * 1024);
+  EXPECT_GE(wide->stages * wide->bn * 128, 64 * 1024);
+  // Deeper would not fit next to an f32 D's staging.
+  for (const Sm90TileConfig* c : {narrow, wide}) {
+    Sm90TileConfig deeper = *c;
+    ++deeper.stages;
+    EXPECT_GT(deeper.shared_bytes(4), detail::kSm90MaxSharedBytes) << c->shape_name();
+  }
 }
 
 /// The configuration the heuristic ranks first for extents (M, N, K).
@@ -168,17 +204,40 @@ Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K) {
   return *best;
 }
 
+std::string shape_of(const Sm90TileConfig& c) { return c.shape_name(); }
+
 TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
-  EXPECT_EQ(best_for(16, 8192, 8192).bm, 64);
   EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
-  EXPECT_EQ(best_for(1024, 1024, 1024).bm, 64);  // 128x256 would leave 100 SMs idle
-  const Sm90TileConfig big = best_for(8192, 8192, 8192);
-  EXPECT_EQ(big.bm, 128);
-  EXPECT_EQ(big.bn, 256);
-  EXPECT_EQ(big.cluster_m, 2);
-  const Sm90TileConfig mid = best_for(4096, 4096, 4096);
-  EXPECT_EQ(mid.bn, 256);
-  EXPECT_EQ(mid.cluster_m, 1);
+  // 128x256 would leave 100 SMs idle; 64x64 would take two waves.
+  EXPECT_EQ(shape_of(best_for(1024, 1024, 1024)), "64x128x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192)), "128x256x64_c2x1");
+  EXPECT_EQ(shape_of(best_for(4096, 4096, 4096)), "128x256x64_c1x1");
+  EXPECT_EQ(best_for(4096, 14336, 4096).bn, 256);
+  EXPECT_EQ(best_for(4096, 14336, 4096).bm, 128);
+}
+
+TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
+  // M = 16 and 128, N = K = 8192: the weights dominate the bytes; 64x64
+  // tiles put a CTA with a 13-stage ring on nearly every SM (64x128 busies
+  // only 64 SMs at M = 16 and holds 96 KB of B in flight at M = 128).
+  EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(128, 8192, 8192)), "64x64x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1");
+  // The model: memory-bound there (math below the bytes' time), and faster
+  // than the 64x128 tile the compute-only model picked.
+  detail::Problem p;
+  p.M = 16;
+  p.N = p.K = 8192;
+  p.D.dtype = DType::bf16;
+  Sm90TileConfig old{64, 128, 1, 6, Sm90OperandClass::bits16};
+  const double t_new = detail::sm90_modelled_time(best_for(16, 8192, 8192), p, 132);
+  const double t_old = detail::sm90_modelled_time(old, p, 132);
+  EXPECT_LT(t_new, 0.9 * t_old);
+  // Copy speed: 134 MB of B at 4.2 TB/s is 32 us; the model stays above it.
+  EXPECT_GT(t_new, 32'000.0);
+  EXPECT_LT(t_new, 45'000.0);
+  // With half the SMs, half the loads are in flight.
+  EXPECT_GT(detail::sm90_modelled_time(best_for(16, 8192, 8192), p, 66), 1.1 * t_new);
 }
 
 }  // namespace
