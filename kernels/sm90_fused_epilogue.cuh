@@ -61,7 +61,7 @@ __device__ __forceinline__ void epg_sm90_prefetch_l2(const void* address) {
 }
 
 // Epi: the generated EpgEpilogue; kDSlot: the output slot of D; kChunkCols:
-// columns of one staged output chunk (128 bytes of D's type); kUnitIn /
+// columns of one staged output chunk (the GEMM config's kChunkCols); kUnitIn /
 // kUnitOut: bit I (J) set when input I (output J) steps by one element along
 // its contiguous axis (n for rows and tiles, m for columns), so its offsets
 // need no multiply.

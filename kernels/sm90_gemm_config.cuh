@@ -30,13 +30,14 @@ struct GemmParams {
 inline constexpr int kMaxSmemBytes = 232448;
 
 /// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major) or
-/// __nv_fp8_e4m3/__nv_fp8_e5m2 (K-major only); TD: __half, __nv_bfloat16, float.
+/// __nv_fp8_e4m3/__nv_fp8_e5m2 (K-major only); TD: __half, __nv_bfloat16, float,
+/// __nv_fp8_e4m3 or __nv_fp8_e5m2 (rounded to nearest even, saturated to finite).
 /// kBM x kBN: the CTA tile; its two consumer warpgroups each own 64 x kWgN, with
 /// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {64, 128, 192, 256};
 /// kStages: mbarrier ring depth; kClusterM: 1 or 2 (two CTAs along M share B
 /// through TMA multicast);
-/// kEpiSlots: 128-byte-wide output staging buffers per consumer warpgroup
-/// (0 = one per output chunk, i.e. the whole warpgroup tile).
+/// kEpiSlots: output staging buffers (one chunk of 64 rows x kChunkRowBytes)
+/// per consumer warpgroup (0 = one per output chunk, i.e. the whole warpgroup tile).
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0>
 struct GemmConfig {
@@ -74,8 +75,12 @@ struct GemmConfig {
   static constexpr int kStageBytes = kTileABytes + kTileBBytes;
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
-  static constexpr int kChunkCols = 128 / kOutBytes;  ///< output columns per staging chunk
-  static constexpr int kChunkBytes = 64 * 128;        ///< 64 rows x 128 bytes
+  /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
+  /// tile when that is narrower (fp8 D with kWgN = 64: 64-byte rows).
+  static constexpr int kChunkCols = 128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN;
+  /// Bytes of one staged row: also D's TMA swizzle span (128 or 64 bytes).
+  static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;
+  static constexpr int kChunkBytes = 64 * kChunkRowBytes;  ///< 64 rows
   static constexpr int kChunksPerWg = kWgN / kChunkCols;
   static constexpr int kEpiSlots = kEpiSlots_ == 0 ? kChunksPerWg : kEpiSlots_;
   static constexpr int kEpiRounds = kChunksPerWg / kEpiSlots;
@@ -93,7 +98,8 @@ struct GemmConfig {
   /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued kBN/64/kClusterM times.
   static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : 64;
   static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBK;
-  /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}.
+  /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, SWIZZLE_128B, or
+  /// SWIZZLE_64B when kChunkRowBytes is 64.
   static constexpr int kBoxD0 = kChunkCols;
   static constexpr int kBoxD1 = 64;
 
@@ -107,7 +113,8 @@ struct GemmConfig {
   static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
                                     : (kBN / 64) % kClusterM == 0 && kBN % 64 == 0,
                 "B tile cannot be split across the cluster");
-  static_assert(kOutBytes == 2 || kOutBytes == 4, "D must be f16, bf16 or f32");
+  static_assert(kOutBytes == 1 || kOutBytes == 2 || kOutBytes == 4, "D must be fp8, f16, bf16 or f32");
+  static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64, "staged rows must be 64 or 128 bytes");
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");
   static_assert(kStages >= 2, "need at least two pipeline stages");

@@ -47,7 +47,7 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
       << device_type(p.B.dtype) << ", " << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", "
       << major(plan.b_k_major) << ", " << c.bm << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", "
       << c.epilogue_slots(d_bytes(plan)) << ">, EpgSm90Hook<EpgEpilogue, " << plan.d_slot << ", "
-      << 128 / d_bytes(plan) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs << "ull>>";
+      << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs << "ull>>";
   return out.str();
 }
 

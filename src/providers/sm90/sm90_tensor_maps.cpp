@@ -27,14 +27,14 @@ bool same_maps(const Sm90Plan& x, const Sm90Plan& y) {
 }
 
 void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned box0, unsigned box1, const char* what,
-                CUtensorMap& map) {
+                CUtensorMap& map, CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   const cuuint64_t dims[3] = {v.dims[0], v.dims[1], v.dims[2]};
   const cuuint64_t strides[2] = {v.strides[0], v.strides[1]};
   const cuuint32_t box[3] = {box0, box1, 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   driver.check(driver.tensor_map_encode_tiled(&map, map_type(v.dtype), 3, const_cast<void*>(v.data), dims, strides,
                                               box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                              swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                what);
 }
@@ -74,11 +74,15 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   const unsigned a0 = plan.a_k_major ? bk : 64, a1 = plan.a_k_major ? config_.bm : bk;
   // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk.
   const unsigned b0 = plan.b_k_major ? bk : 64, b1 = plan.b_k_major ? config_.bn / config_.cluster_m : bk;
-  // D: {N, M, L} in chunks of 128 bytes x 64 rows.
-  const unsigned d0 = static_cast<unsigned>(128 / size_bytes(plan.d_dtype));
+  // D: {N, M, L} in chunks of 64 rows x 128 bytes (64 bytes for fp8 D on a
+  // 64-column warpgroup, with the 64-byte swizzle the kernel stages in).
+  const int d_bytes = static_cast<int>(size_bytes(plan.d_dtype));
+  const unsigned d0 = static_cast<unsigned>(config_.chunk_cols(d_bytes));
+  const CUtensorMapSwizzle d_swizzle =
+      d0 * static_cast<unsigned>(d_bytes) == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
   encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
   encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);
-  encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d);
+  encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
   last_ = plan;
   valid_ = true;
   ++encodings_;

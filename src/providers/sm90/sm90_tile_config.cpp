@@ -19,13 +19,13 @@ constexpr Sm90TileConfig kConfigs[] = {
     {64, 128, 1, 6, C::fp8},
 };
 
-constexpr int kChunkBytes = 64 * 128;  // one staged output chunk: 64 rows x 128 bytes
+int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
 
-int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() * d_bytes / 128; }
-
-int shared_bytes_with(const Sm90TileConfig& c, int slots) {
+/// One staged output chunk is 64 rows of chunk_cols() elements.
+int shared_bytes_with(const Sm90TileConfig& c, int d_bytes, int slots) {
   const int stage_bytes = (c.bm + c.bn) * 128;
-  return 1024 + c.stages * stage_bytes + 2 * slots * kChunkBytes + 2 * c.stages * 8;
+  const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;
+  return 1024 + c.stages * stage_bytes + 2 * slots * chunk_bytes + 2 * c.stages * 8;
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -41,14 +41,16 @@ double tile_efficiency(const Sm90TileConfig& c) {
 
 }  // namespace
 
+int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept { return std::min(128 / d_bytes, warpgroup_n()); }
+
 int Sm90TileConfig::epilogue_slots(int d_bytes) const noexcept {
   int slots = chunks_per_warpgroup(*this, d_bytes);
-  while (slots > 1 && slots % 2 == 0 && shared_bytes_with(*this, slots) > kSm90MaxSharedBytes) slots /= 2;
+  while (slots > 1 && slots % 2 == 0 && shared_bytes_with(*this, d_bytes, slots) > kSm90MaxSharedBytes) slots /= 2;
   return slots;
 }
 
 int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
-  return shared_bytes_with(*this, epilogue_slots(d_bytes));
+  return shared_bytes_with(*this, d_bytes, epilogue_slots(d_bytes));
 }
 
 std::string Sm90TileConfig::shape_name() const {
@@ -73,7 +75,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.extra["dtypes"] = fp8 ? "e4m3,e5m2" : "f16,bf16";
   md.extra["layouts"] = fp8 ? "A row-major, B column-major (both K-major)" : "A and B row- or column-major";
   md.extra["accumulators"] = fp8 ? "f32,f16" : "f32 (bf16), f32,f16 (f16)";
-  md.extra["out_dtypes"] = "f16,bf16,f32 (row-major)";
+  md.extra["out_dtypes"] = "f16,bf16,f32,e4m3,e5m2 (row-major)";
   md.extra["reduce_outputs"] = "f32";
   return md;
 }

@@ -28,6 +28,10 @@ struct Sm90TileConfig {
   int bk() const noexcept { return operands == Sm90OperandClass::fp8 ? 128 : 64; }
   /// Columns each consumer warpgroup owns (two consumers split the CTA tile).
   int warpgroup_n() const noexcept { return bm == 128 ? bn : bn / 2; }
+  /// Columns of one staged output chunk for a D of `d_bytes` per element:
+  /// 128 bytes of a row, or the warpgroup's width when narrower (fp8 D on a
+  /// 64-column warpgroup: 64-byte rows, staged and stored with a 64-byte swizzle).
+  int chunk_cols(int d_bytes) const noexcept;
   /// Output staging chunks each consumer holds at once for a D of
   /// `d_bytes` per element: the whole warpgroup tile when shared memory
   /// allows, else the largest power-of-two part that fits.
