@@ -11,7 +11,8 @@ namespace epigemm::sm90 {
 /// by value (so it may hold pointers and scalars):
 ///   __device__ float operator()(float acc, int m, int n, int l) const;
 /// It is called once for every in-bounds element (m < M, n < N) of batch l
-/// with the f32 accumulator; its result is rounded to TD and stored to D.
+/// with the f32 accumulator; its result is rounded to TD (fp8: nearest even,
+/// saturated to finite) and stored to D.
 /// It may read any global memory and write or reduce into other outputs itself.
 ///
 /// A hook that keeps state across a warpgroup tile (e.g. partial reductions in
@@ -91,8 +92,17 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
   return r;
 }
 
+/// Two floats rounded to fp8 TD (nearest even, saturated to the largest finite
+/// value, as epg_encode) and packed as they lie in memory (first = low byte).
+template <class TD>
+__device__ __forceinline__ u16 pack2_fp8(float lo, float hi) {
+  static_assert(kSameType<TD, __nv_fp8_e4m3> || kSameType<TD, __nv_fp8_e5m2>, "pack2_fp8 needs an fp8 type");
+  constexpr __nv_fp8_interpretation_t kKind = kSameType<TD, __nv_fp8_e5m2> ? __NV_E5M2 : __NV_E4M3;
+  return __nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, kKind);
+}
+
 /// Writes the in-bounds part of one staged chunk (64 rows x kChunkCols, swizzled
-/// as below) to D with plain stores by the warpgroup's 128 threads, for the
+/// as staged_offset) to D with plain stores by the warpgroup's 128 threads, for the
 /// chunk at a ragged N edge. Consecutive threads take consecutive columns.
 template <class Cfg>
 __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, const GemmParams& p, int m_base,
@@ -107,7 +117,9 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, const GemmParams& p
     if (r >= rows || c >= cols) continue;
     const u32 addr = chunk + Cfg::staged_offset(r, c * Cfg::kOutBytes);
     const long long at = origin + static_cast<long long>(r) * p.ldd + c;
-    if constexpr (Cfg::kOutBytes == 2)
+    if constexpr (Cfg::kOutBytes == 1)
+      static_cast<unsigned char*>(p.d)[at] = static_cast<unsigned char>(ld_shared_u8(addr));
+    else if constexpr (Cfg::kOutBytes == 2)
       static_cast<u16*>(p.d)[at] = ld_shared_b16(addr);
     else
       static_cast<u32*>(p.d)[at] = ld_shared_b32(addr);
@@ -138,7 +150,31 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
   const int n_lane = n_base + 2 * (lane % 4);
   // The whole chunk's values are computed before the first shared store, so
   // the hook's global loads for all of them can be in flight together.
-  if constexpr (Cfg::kOutBytes == 2) {
+  if constexpr (Cfg::kOutBytes == 1) {
+    // fp8: a row's two values of group g are 2 bytes at byte 8g + 2*(lane%4),
+    // stored with one 16-bit store. Per store the warp's 8 rows (lane/4) sit
+    // in 8 different 16-byte units of the swizzle (128-byte rows: unit
+    // (g/2) ^ r; 64-byte rows: half r%2, unit (g/2) ^ (r/2)%4), so its 64
+    // bytes hit 16 distinct banks: no conflicts.
+    u16 packed[kGroups][2];
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int q = chunk * kGroups + g;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int m = m0 + 8 * h, n = n_lane + 8 * q;
+        const float v0 = epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, 2 * g, M, N);
+        const float v1 = epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
+        packed[g][h] = pack2_fp8<typename Cfg::TD>(v0, v1);
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+      const int byte = 8 * g + 2 * (lane % 4);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) st_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, byte), packed[g][h]);
+    }
+  } else if constexpr (Cfg::kOutBytes == 2) {
     // stmatrix x4 per pair of groups (q, q+1): matrix i = (h = i%2, q + i/2),
     // 8 rows x 16 bytes each. Lane 8i+r addresses row r of matrix i.
     u32 regs[kGroups / 2][4];

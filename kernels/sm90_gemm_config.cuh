@@ -30,7 +30,8 @@ struct GemmParams {
 inline constexpr int kMaxSmemBytes = 232448;
 
 /// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major) or
-/// __nv_fp8_e4m3/__nv_fp8_e5m2 (K-major only); TD: __half, __nv_bfloat16, float.
+/// __nv_fp8_e4m3/__nv_fp8_e5m2 (K-major only); TD: __half, __nv_bfloat16, float,
+/// __nv_fp8_e4m3 or __nv_fp8_e5m2 (rounded to nearest even, saturated to finite).
 /// kBM x kBN: the CTA tile; its two consumer warpgroups each own 64 x kWgN, with
 /// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {32, 64, 128, 192, 256};
 /// kStages: mbarrier ring depth; kClusterM: 1 or 2 (two CTAs along M share B
@@ -86,7 +87,7 @@ struct GemmConfig {
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
   /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
-  /// tile when it is narrower (32 columns of a 16-bit D: 64 bytes).
+  /// tile when it is narrower (32 columns of a 16-bit D, 64 of an fp8 D: 64 bytes).
   static constexpr int kChunkCols = 128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN;
   static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128 or 64
   static constexpr int kChunkBytes = 64 * kChunkRowBytes;        ///< 64 rows
@@ -132,10 +133,10 @@ struct GemmConfig {
   static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
                                     : (kBN / 64) % kClusterM == 0 && kBN % 64 == 0,
                 "B tile cannot be split across the cluster");
-  static_assert(kOutBytes == 2 || kOutBytes == 4, "D must be f16, bf16 or f32");
+  static_assert(kOutBytes == 1 || kOutBytes == 2 || kOutBytes == 4, "D must be fp8, f16, bf16 or f32");
+  static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64, "staged rows must be 64 or 128 bytes");
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");
-  static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64, "staging rows are 128 or 64 bytes");
   static_assert(kStages >= 2, "need at least two pipeline stages");
   static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
 };

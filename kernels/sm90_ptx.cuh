@@ -269,6 +269,18 @@ __device__ __forceinline__ void st_shared_b32(u32 addr, u32 v) {
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
 }
 
+/// 2-byte shared store.
+__device__ __forceinline__ void st_shared_b16(u32 addr, u16 v) {
+  asm volatile("st.shared.b16 [%0], %1;\n" ::"r"(addr), "h"(v) : "memory");
+}
+
+/// 1-byte shared load (zero-extended).
+__device__ __forceinline__ u32 ld_shared_u8(u32 addr) {
+  u32 v;
+  asm volatile("ld.shared.u8 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 /// 2-byte shared load.
 __device__ __forceinline__ u16 ld_shared_b16(u32 addr) {
   u16 v;

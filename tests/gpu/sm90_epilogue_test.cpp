@@ -1,8 +1,8 @@
 // The sm90 provider against cpu_reference on fresh random data, outputs
 // poisoned: every seed epilogue, every op, load and store kind, reductions
 // (rows, columns, everything; negatives and NaN), several outputs, the
-// accumulator returned as it is, and every A/B dtype, major, accumulator and
-// compute type the kernel takes.
+// accumulator returned as it is, every A/B dtype, major, accumulator and
+// compute type the kernel takes, and every D dtype (fp8 D with its amax).
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -139,6 +139,68 @@ TEST_F(Sm90Epilogue, OutputDTypesOfD) {
       p.add("D", d, {L, M, N}, padded_rows(d, {L, M, N}), true);
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
+  }
+}
+
+TEST_F(Sm90Epilogue, Fp8DWithAmaxOnEveryTileMatchesTheReference) {
+  // D = accum * scale stored as e4m3 / e5m2 (nearest even, saturated to the
+  // largest finite value) and amax = amax(D), which the reference takes
+  // before D is rounded. 16-bit and fp8 A/B on every tile configuration;
+  // ragged M and N (N % 16 != 0: the edge chunk leaves by thread stores),
+  // a batch, tiles that fit exactly, and a scale that saturates D.
+  EPIGEMM_REQUIRE_SM90(driver);
+  struct Shape {
+    std::int64_t L, M, N, K;
+    bool saturate;
+  };
+  const Shape shapes[] = {{2, 197, 333, 150, false}, {1, 256, 512, 64, false}, {1, 5, 20, 33, false},
+                          {3, 131, 270, 150, true}};
+  const std::tuple<int, int, int> tiles[] = {{128, 256, 2}, {128, 256, 1}, {128, 128, 1}, {128, 128, 2}, {64, 128, 1}};
+  for (const DType ab : {DType::bf16, DType::e4m3}) {
+    for (const DType d : {DType::e4m3, DType::e5m2}) {
+      const double fp8_max = d == DType::e4m3 ? 448.0 : 57344.0;
+      for (const auto& [bm, bn, cm] : tiles) {
+        for (const Shape& s : shapes) {
+          SCOPED_TRACE("A/B " + std::string(to_string(ab)) + ", D " + std::string(to_string(d)) + ", tile " +
+                       std::to_string(bm) + "x" + std::to_string(bn) + " c" + std::to_string(cm) + ", L M N K " +
+                       std::to_string(s.L) + " " + std::to_string(s.M) + " " + std::to_string(s.N) + " " +
+                       std::to_string(s.K));
+          GpuProblem p(*driver, rng);
+          // fp8 operands must be K-major: B column-major.
+          add_padded_ab(p, ab, ab, s.L, s.M, s.N, s.K, true, is_fp8(ab));
+          p.set_source("def epi(accum, scale):\n    D = accum * scale\n    amax = amax(D)\n    return D, amax\n");
+          p.add("scale", DType::f32, {1});
+          // accum's standard deviation is about sqrt(4K) = 24.5 at K = 150, so
+          // with a scale of fp8_max / 30 a good part of D saturates.
+          p.operand("scale").host->set({0}, s.saturate ? fp8_max / 30.0 : 0.37);
+          p.upload("scale");
+          p.add("D", d, {s.L, s.M, s.N}, padded_rows(d, {s.L, s.M, s.N}), true);
+          p.add("amax", DType::f32, {1}, {}, true);
+          run_sm90_and_compare(p, DType::f32, DType::f32, pin_tile(bm, bn, cm));
+          const double amax = ir::decode(DType::f32, p.operand("amax").host->ref().data);
+          EXPECT_GT(amax, 0.0);
+          if (s.saturate) {
+            EXPECT_GT(amax, fp8_max) << "the data did not saturate D";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Sm90Epilogue, Fp8DNextToRowColumnAndWholeReductions) {
+  // The reductions case with D stored as e4m3: column partials over 128-column
+  // chunks (64 on the 64x128 tile), rows and everything, batch and ragged edges.
+  EPIGEMM_REQUIRE_SM90(driver);
+  EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  for (CatalogOperand& op : reductions.operands) {
+    if (op.name == "D") op.dtype = DType::e4m3;
+  }
+  for (const auto& [bm, bn, cm] : {std::tuple{128, 256, 2}, {128, 128, 1}, {64, 128, 1}}) {
+    SCOPED_TRACE("tile " + std::to_string(bm) + "x" + std::to_string(bn) + " c" + std::to_string(cm));
+    run_case(reductions, kF16, 3, 331, 283, 19, true, false, pin_tile(bm, bn, cm));
+    run_case(reductions, {"e5m2", DType::e5m2, DType::e5m2, DType::f32, DType::f32}, 2, 140, 390, 100, true, true,
+             pin_tile(bm, bn, cm));
   }
 }
 

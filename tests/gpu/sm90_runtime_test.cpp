@@ -71,12 +71,20 @@ TEST_F(Sm90Runtime, RejectedProblemsRunOnSimt) {
     expect_rejected_then_simt(p, "row-major");
   }
   {
-    SCOPED_TRACE("D is e4m3");
+    SCOPED_TRACE("D is i8");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::f16, {M, 8});
+    p.add("B", DType::f16, {8, N});
+    epilogue(p, M, N, DType::i8);
+    expect_rejected_then_simt(p, "stores D as f16, bf16, f32, e4m3 or e5m2");
+  }
+  {
+    SCOPED_TRACE("e4m3 D's rows 24 bytes apart");
     GpuProblem p(*driver, rng);
     p.add("A", DType::f16, {M, 8});
     p.add("B", DType::f16, {8, N});
     epilogue(p, M, N, DType::e4m3);
-    expect_rejected_then_simt(p, "stores D as f16, bf16 or f32");
+    expect_rejected_then_simt(p, "D's M stride is 24 elements (24 bytes)");
   }
   {
     SCOPED_TRACE("tf32 operands");

@@ -1,8 +1,8 @@
 // NVRTC compiles the whole sm90 kernel (GEMM template + fused generated
 // epilogue) for sm_90a: every seed epilogue, epilogues covering every op,
 // load/store kind and epilogue dtype, every tile configuration, operand
-// majors, fp8 and the accumulator/compute variants. No GPU needed; any
-// compile error or warning fails. Compiles run on parallel threads.
+// majors, fp8 operands, fp8 D and the accumulator/compute variants. No GPU
+// needed; any compile error or warning fails. Compiles run on parallel threads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -222,6 +222,44 @@ TEST_F(Sm90Compile, SkinnyTilesEveryOperandMajorAndOutputType) {
     jobs.push_back(make_job("reductions", find_case(coverage_epilogues(), "reductions"), kF16, c16, true, false, rng));
   }
   EXPECT_EQ(jobs.size(), 22u);
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
+  // D = accum * scale into e4m3 and e5m2 with its amax, on every tile
+  // configuration of both operand classes (the 64x128 tile stages fp8 D in
+  // 64-byte rows), and fp8 D next to column, row and whole reductions.
+  using S = OperandShape;
+  const auto scale_amax = [](DType d) {
+    return EpilogueCase{"scale_amax",
+                        "def epi(accum, scale):\n    D = accum * scale\n    amax = amax(D)\n    return D, amax\n",
+                        {{"scale", S::scalar_tensor, DType::f32},
+                         {"D", S::tile, d},
+                         {"amax", S::scalar_reduce, DType::f32}}};
+  };
+  EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  for (CatalogOperand& op : reductions.operands) {
+    if (op.name == "D") op.dtype = DType::e5m2;
+  }
+  const DTypeCombo combos[] = {{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32},
+                               {"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32}};
+  std::vector<Sm90Job> jobs;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    const DTypeCombo& combo = combos[config.operands == Sm90OperandClass::fp8 ? 1 : 0];
+    const bool fp8 = config.operands == Sm90OperandClass::fp8;
+    for (const DType d : {DType::e4m3, DType::e5m2}) {
+      jobs.push_back(make_job(combo.name + "_D_" + std::string(to_string(d)), scale_amax(d), combo, config, true,
+                              fp8, rng));
+    }
+  }
+  jobs.push_back(make_job("f16_reductions_D_e5m2", reductions, kF16, config_at(Sm90OperandClass::bits16, 1), true,
+                          false, rng));
+  jobs.push_back(make_job("f16_mn_reductions_D_e5m2", reductions, kF16, config_at(Sm90OperandClass::bits16, 4), false,
+                          true, rng));
+  jobs.push_back(make_job("e5m2_f16acc_reductions_D_e5m2", reductions,
+                          {"e5m2_f16acc", DType::e5m2, DType::e5m2, DType::f16, DType::f32},
+                          config_at(Sm90OperandClass::fp8, 2), true, true, rng));
+  EXPECT_EQ(jobs.size(), 2 * detail::sm90_tile_configs().size() + 3);
   expect_all_compile(std::move(jobs));
 }
 

@@ -134,10 +134,10 @@ Status check_outputs(const Problem& p, Sm90Plan& plan) {
   if (plan.d_slot < 0) return Status::unsupported("the epilogue has no output D");
   const EpilogueOperand& d = p.outputs[static_cast<std::size_t>(plan.d_slot)];
   if (d.store_kind != ir::StoreKind::Tile) return Status::unsupported("D is not stored as a tile");
-  if (d.dtype != DType::f16 && d.dtype != DType::bf16 && d.dtype != DType::f32) {
+  if (d.dtype != DType::f16 && d.dtype != DType::bf16 && d.dtype != DType::f32 && !is_fp8(d.dtype)) {
     return Status::unsupported("D is " + str(d.dtype) +
-                               "; the sm90 kernel stores D as f16, bf16 or f32 (staged in shared memory, written by "
-                               "TMA)");
+                               "; the sm90 kernel stores D as f16, bf16, f32, e4m3 or e5m2 (staged in shared memory, "
+                               "written by TMA)");
   }
   plan.d_dtype = d.dtype;
   return Status::ok();

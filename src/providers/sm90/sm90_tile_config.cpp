@@ -98,7 +98,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.extra["dtypes"] = fp8 ? "e4m3,e5m2" : "f16,bf16";
   md.extra["layouts"] = fp8 ? "A row-major, B column-major (both K-major)" : "A and B row- or column-major";
   md.extra["accumulators"] = fp8 ? "f32,f16" : "f32 (bf16), f32,f16 (f16)";
-  md.extra["out_dtypes"] = "f16,bf16,f32 (row-major)";
+  md.extra["out_dtypes"] = "f16,bf16,f32,e4m3,e5m2 (row-major)";
   md.extra["reduce_outputs"] = "f32";
   return md;
 }

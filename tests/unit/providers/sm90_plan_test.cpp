@@ -117,8 +117,8 @@ TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
                        "this operator is for fp8"));
   EXPECT_TRUE(contains(HostProblem(DType::e4m3, {40, 16}, {}, {16, 32}, {}, DType::f16).reason(kBigFp8),
                        "fp8 B must be K-major (column-major B)"));
-  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::e4m3).reason(kBig16),
-                       "D is e4m3; the sm90 kernel stores D as f16, bf16 or f32"));
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::i8).reason(kBig16),
+                       "D is i8; the sm90 kernel stores D as f16, bf16, f32, e4m3 or e5m2"));
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {}, DType::f32, DType::f64)
                            .reason(kBig16),
                        "compute type f64 is not supported"));
@@ -135,11 +135,63 @@ TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
   EXPECT_TRUE(HostProblem(DType::e5m2, {40, 16}, {}, {16, 32}, {1, 16}, DType::bf16, {}, DType::f16).plan(kBigFp8, plan));
 }
 
+TEST(Sm90Plan, TakesFp8DWithRowsTmaCanStore) {
+  const std::string scale_amax = "def epi(accum):\n    D = accum * 0.5\n    s = amax(D)\n    return D, s\n";
+  for (const DType d : {DType::e4m3, DType::e5m2}) {
+    SCOPED_TRACE(std::string("D ") + std::string(to_string(d)));
+    Sm90Plan plan;
+    // 16-bit A/B, batch of 2, D (2, 40, 48): rows of 48 bytes.
+    HostProblem bf16(DType::bf16, {2, 40, 24}, {}, {2, 24, 48}, {}, d);
+    ASSERT_TRUE(bf16.plan(kBig16, plan));
+    EXPECT_EQ(plan.d_dtype, d);
+    EXPECT_EQ(plan.d.dtype, d);
+    EXPECT_EQ(plan.d.dims[0], 48u);  // {N, M, L}
+    EXPECT_EQ(plan.d.dims[1], 40u);
+    EXPECT_EQ(plan.d.dims[2], 2u);
+    EXPECT_EQ(plan.d.strides[0], 48u);
+    EXPECT_EQ(plan.d.strides[1], 48u * 40u);
+    EXPECT_EQ(plan.ldd, 48);
+    // fp8 A/B (K-major) with the row amax of D into f32.
+    HostProblem fp8(DType::e4m3, {40, 32}, {}, {32, 16}, {1, 32}, d, {}, DType::f32, DType::f32, scale_amax);
+    ASSERT_TRUE(fp8.plan(kBigFp8, plan));
+    EXPECT_EQ(plan.d_dtype, d);
+    EXPECT_EQ(plan.d_slot, 0);
+    // D's rows 24 bytes apart: TMA cannot store them.
+    EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 24}, {}, d).reason(kBig16),
+                         "D's M stride is 24 elements (24 bytes)"));
+    // The amax into an fp8 tensor: reductions go into f32 only.
+    EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, d, {}, DType::f32, DType::f32, scale_amax,
+                                     DType::e4m3)
+                             .reason(kBig16),
+                         "reduction output 's' is e4m3"));
+  }
+}
+
+TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    SCOPED_TRACE(c.shape_name());
+    const int expected = c.warpgroup_n() >= 128 ? 128 : c.warpgroup_n();
+    EXPECT_EQ(c.chunk_cols(1), expected);
+    EXPECT_EQ(c.chunk_cols(2), 64);
+    EXPECT_EQ(c.chunk_cols(4), 32);
+    EXPECT_EQ(c.warpgroup_n() % c.chunk_cols(1), 0);
+  }
+  // 128x256: two 128-column fp8 chunks per warpgroup, both staged at once.
+  EXPECT_EQ(kBig16.epilogue_slots(1), 2);
+  EXPECT_EQ(kBigFp8.epilogue_slots(1), 2);
+  // 64x128: each warpgroup owns 64 columns, one chunk of 64 rows x 64 bytes.
+  const Sm90TileConfig small{64, 128, 1, 6, Sm90OperandClass::fp8};
+  EXPECT_EQ(small.warpgroup_n(), 64);
+  EXPECT_EQ(small.chunk_cols(1), 64);
+  EXPECT_EQ(small.epilogue_slots(1), 1);
+  EXPECT_EQ(small.shared_bytes(1), 1024 + 6 * (64 + 128) * 128 + 2 * 64 * 64 + 2 * 6 * 8);
+}
+
 TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
   std::set<std::string> names;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     names.insert(detail::sm90_metadata(c).name);
-    for (int d_bytes : {2, 4}) {
+    for (int d_bytes : {1, 2, 4}) {
       EXPECT_LE(c.shared_bytes(d_bytes), detail::kSm90MaxSharedBytes) << c.shape_name();
       const int cols = c.chunk_cols(d_bytes);
       EXPECT_TRUE(cols * d_bytes == 128 || (cols * d_bytes == 64 && cols == c.warpgroup_n())) << c.shape_name();
