@@ -138,8 +138,10 @@ __device__ __forceinline__ float epi_value(Tile& tile, float acc, int m, int n, 
 }
 
 /// Writes output chunk `chunk` (warpgroup columns [chunk*kChunkCols, +kChunkCols))
-/// of the fragment into the staging slot at `slot`. Thread t = 32*w + lane owns
-/// rows 16w + lane/4 (+8) and columns 8q + 2*(lane%4) (+1) of register group q.
+/// into the staging slot at `slot`, from the chunk's accumulators, which the
+/// caller has moved to the front of `acc` (register group g of the chunk is
+/// acc[4g .. 4g+3]). Thread t = 32*w + lane owns rows 16w + lane/4 (+8) and
+/// columns 8q + 2*(lane%4) (+1) of the warpgroup's 8-column group q.
 template <bool kChecked, class Cfg, class Tile>
 __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRegs], u32 slot,
                                             int chunk, int m_base, int n_base, int M, int N,
@@ -163,8 +165,8 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        const float v0 = epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, 2 * g, M, N);
-        const float v1 = epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
+        const float v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], m, n, h, 2 * g, M, N);
+        const float v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
         packed[g][h] = pack2_fp8<typename Cfg::TD>(v0, v1);
       }
     }
@@ -182,10 +184,10 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
     for (int g = 0; g < kGroups; g += 2) {
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const int q = chunk * kGroups + g + i / 2, h = i % 2, c = 2 * (g + i / 2);
+        const int gi = g + i / 2, q = chunk * kGroups + gi, h = i % 2, c = 2 * gi;
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        const float v0 = epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, c, M, N);
-        const float v1 = epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, c + 1, M, N);
+        const float v0 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h], m, n, h, c, M, N);
+        const float v1 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h + 1], m, n + 1, h, c + 1, M, N);
         regs[g / 2][i] = pack2<typename Cfg::TD>(v0, v1);
       }
     }
@@ -206,8 +208,8 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        values[g][h][0] = epi_value<kChecked>(tile, acc[4 * q + 2 * h], m, n, h, 2 * g, M, N);
-        values[g][h][1] = epi_value<kChecked>(tile, acc[4 * q + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
+        values[g][h][0] = epi_value<kChecked>(tile, acc[4 * g + 2 * h], m, n, h, 2 * g, M, N);
+        values[g][h][1] = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
       }
     }
 #pragma unroll
@@ -221,17 +223,24 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
 }
 
 /// Stores one consumer warpgroup's 64 x kWgN tile at (m_base, n_base, l).
-/// `acc` is the (T128,V(kWgN/2)) -> (M64,N kWgN) wgmma accumulator fragment.
-/// `staging` holds kEpiSlots chunks of 64 rows x kChunkRowBytes; a chunk is
-/// swizzled like the D tensor map (Cfg::staged_offset), which also keeps the
-/// staging stores free of bank conflicts. Tiles wholly inside D
-/// skip the bounds checks. Only thread 0 issues, commits and waits for TMA stores.
+/// `acc` is the (T128,V(kWgN/2)) -> (M64,N kWgN) wgmma accumulator fragment;
+/// it is consumed (shifted down one chunk at a time). `staging` holds
+/// kEpiSlots chunks of 64 rows x kChunkRowBytes; a chunk is swizzled like the
+/// D tensor map (Cfg::staged_offset), which also keeps the staging stores free
+/// of bank conflicts. Tiles wholly inside D skip the bounds checks. Only
+/// thread 0 issues, commits and waits for TMA stores.
+///
+/// The chunks are a loop, not unrolled: the user's epilogue is inlined once per
+/// element of a chunk rather than once per element of the tile, which keeps
+/// long epilogues (gelu, many operands) within the instruction cache. Each
+/// chunk works on the front of `acc`; the rest moves down after it.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
                                                      float (&acc)[Cfg::kAccRegs],
                                                      const CUtensorMap* tma_d, u32 staging,
                                                      const GemmParams& p, int m_base, int n_base,
                                                      int l, int tid, int barrier_id) {
+  constexpr int kChunkRegs = Cfg::kChunkCols / 2;  // accumulators of one chunk per thread
   const int M = p.M, N = p.N;
   // TMA stores write whole 16-byte units: a chunk that straddles a ragged N
   // edge is written by the threads instead (see copy_ragged_chunk).
@@ -241,41 +250,40 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   const int row0 = m_base + 16 * warp + lane / 4;
   typename TileOf<Epi>::type tile(epi, l, M, N);
 
-#pragma unroll
-  for (int round = 0; round < Cfg::kEpiRounds; ++round) {
-    // The slots are free once earlier stores have read them.
-    if (tid == 0) tma_store_wait_read<0>();
-    named_barrier_sync(barrier_id, 128);
-    if (inside) {
-#pragma unroll
-      for (int slot = 0; slot < Cfg::kEpiSlots; ++slot) {
-        const int chunk = round * Cfg::kEpiSlots + slot;
-        stage_chunk<false, Cfg>(tile, acc, staging + slot * Cfg::kChunkBytes, chunk, m_base,
-                                n_base, M, N, warp, lane);
-        tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
-      }
-    } else {
-#pragma unroll
-      for (int slot = 0; slot < Cfg::kEpiSlots; ++slot) {
-        const int chunk = round * Cfg::kEpiSlots + slot;
-        stage_chunk<true, Cfg>(tile, acc, staging + slot * Cfg::kChunkBytes, chunk, m_base,
-                               n_base, M, N, warp, lane);
-        tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
-      }
+#pragma unroll 1
+  for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) {
+    const int slot = chunk % Cfg::kEpiSlots;
+    if (slot == 0) {
+      // The slots are free once earlier stores have read them.
+      if (tid == 0) tma_store_wait_read<0>();
+      named_barrier_sync(barrier_id, 128);
     }
-    // Make the generic-proxy writes visible to the TMA engine, then issue.
-    fence_proxy_async_smem();
-    named_barrier_sync(barrier_id, 128);
+    const u32 slot_addr = staging + slot * Cfg::kChunkBytes;
+    if (inside)
+      stage_chunk<false, Cfg>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
+    else
+      stage_chunk<true, Cfg>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
+    tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
 #pragma unroll
-    for (int slot = 0; slot < Cfg::kEpiSlots; ++slot) {
-      const int col0 = n_base + (round * Cfg::kEpiSlots + slot) * Cfg::kChunkCols;
-      if (col0 >= N || m_base >= M) continue;  // wholly outside D
-      if (ragged_n && col0 + Cfg::kChunkCols > N)
-        copy_ragged_chunk<Cfg>(staging + slot * Cfg::kChunkBytes, p, m_base, col0, l, tid);
-      else if (tid == 0)
-        tma_store_3d(tma_d, staging + slot * Cfg::kChunkBytes, col0, m_base, l);
+    for (int i = 0; i + kChunkRegs < Cfg::kAccRegs; ++i) acc[i] = acc[i + kChunkRegs];
+
+    if (slot == Cfg::kEpiSlots - 1) {
+      // Make the generic-proxy writes visible to the TMA engine, then issue
+      // this round's chunks.
+      fence_proxy_async_smem();
+      named_barrier_sync(barrier_id, 128);
+      const int first = chunk + 1 - Cfg::kEpiSlots;
+#pragma unroll 1
+      for (int s = 0; s < Cfg::kEpiSlots; ++s) {
+        const int col0 = n_base + (first + s) * Cfg::kChunkCols;
+        if (col0 >= N || m_base >= M) continue;  // wholly outside D
+        if (ragged_n && col0 + Cfg::kChunkCols > N)
+          copy_ragged_chunk<Cfg>(staging + s * Cfg::kChunkBytes, p, m_base, col0, l, tid);
+        else if (tid == 0)
+          tma_store_3d(tma_d, staging + s * Cfg::kChunkBytes, col0, m_base, l);
+      }
+      if (tid == 0) tma_store_commit();
     }
-    if (tid == 0) tma_store_commit();
   }
   tile.end_tile(row0, M, lane);
 }

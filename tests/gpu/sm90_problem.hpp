@@ -35,6 +35,15 @@ inline std::function<bool(const OperatorMetadata&)> pin_tile(int bm, int bn, int
   };
 }
 
+/// A filter keeping the configurations of `c`'s shape and schedule, for
+/// either operand class (the problem's dtypes pick the one that supports it).
+inline std::function<bool(const OperatorMetadata&)> pin_shape(const detail::Sm90TileConfig& c) {
+  const std::string schedule = c.pingpong ? "pingpong" : "cooperative";
+  return [=](const OperatorMetadata& md) {
+    return md.tile.m == c.bm && md.tile.n == c.bn && md.cluster.m == c.cluster_m && md.extra.at("schedule") == schedule;
+  };
+}
+
 /// A filter keeping exactly the operator of tile configuration `c`.
 inline std::function<bool(const OperatorMetadata&)> pin_config(const detail::Sm90TileConfig& c) {
   return [name = detail::sm90_metadata(c).name](const OperatorMetadata& md) { return md.name == name; };

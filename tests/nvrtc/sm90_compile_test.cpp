@@ -244,7 +244,10 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
   const DTypeCombo combos[] = {{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32},
                                {"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32}};
   std::vector<Sm90Job> jobs;
+  std::size_t configs = 0;
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.warpgroup_n() < 64) continue;  // refused: 32-byte rows of fp8 D
+    ++configs;
     const DTypeCombo& combo = combos[config.operands == Sm90OperandClass::fp8 ? 1 : 0];
     const bool fp8 = config.operands == Sm90OperandClass::fp8;
     for (const DType d : {DType::e4m3, DType::e5m2}) {
@@ -259,7 +262,7 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
   jobs.push_back(make_job("e5m2_f16acc_reductions_D_e5m2", reductions,
                           {"e5m2_f16acc", DType::e5m2, DType::e5m2, DType::f16, DType::f32},
                           config_at(Sm90OperandClass::fp8, 2), true, true, rng));
-  EXPECT_EQ(jobs.size(), 2 * detail::sm90_tile_configs().size() + 3);
+  EXPECT_EQ(jobs.size(), 2 * configs + 3);
   expect_all_compile(std::move(jobs));
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <random>
+#include <algorithm>
 #include <set>
 
 #include "api/problem.hpp"
@@ -170,9 +171,8 @@ TEST(Sm90Plan, TakesFp8DWithRowsTmaCanStore) {
 TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     SCOPED_TRACE(c.shape_name());
-    const int expected = c.warpgroup_n() >= 128 ? 128 : c.warpgroup_n();
-    EXPECT_EQ(c.chunk_cols(1), expected);
-    EXPECT_EQ(c.chunk_cols(2), 64);
+    EXPECT_EQ(c.chunk_cols(1), std::min(c.warpgroup_n(), 128));
+    EXPECT_EQ(c.chunk_cols(2), std::min(c.warpgroup_n(), 64));
     EXPECT_EQ(c.chunk_cols(4), 32);
     EXPECT_EQ(c.warpgroup_n() % c.chunk_cols(1), 0);
   }
@@ -194,6 +194,12 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
     for (int d_bytes : {1, 2, 4}) {
       EXPECT_LE(c.shared_bytes(d_bytes), detail::kSm90MaxSharedBytes) << c.shape_name();
       const int cols = c.chunk_cols(d_bytes);
+      // The kernel stages 128- or 64-byte rows; narrower ones (fp8 D on the
+      // 32-column warpgroups of 64x64) are refused by the plan.
+      if (cols * d_bytes < 64) {
+        EXPECT_EQ(d_bytes, 1) << c.shape_name();
+        continue;
+      }
       EXPECT_TRUE(cols * d_bytes == 128 || (cols * d_bytes == 64 && cols == c.warpgroup_n())) << c.shape_name();
       EXPECT_EQ(c.warpgroup_n() % cols, 0) << c.shape_name();
       EXPECT_EQ((c.warpgroup_n() / cols) % c.epilogue_slots(d_bytes), 0) << c.shape_name();
