@@ -79,6 +79,19 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Epi& epi, int m_b
   if constexpr (PrefetchesInputs<Epi>::value) epi.prefetch(m_base, n_base, cols, l, tid, M, N);
 }
 
+/// Whether a hook asks for its output chunks in a loop rather than unrolled
+/// (`static constexpr bool kLoopChunks = true`): worth it when the epilogue is
+/// long (transcendental functions), so that it is inlined once per chunk and
+/// stays within the instruction cache; short epilogues run faster unrolled.
+template <class Epi, class = void>
+struct LoopsChunks {
+  static constexpr bool value = false;
+};
+template <class Epi>
+struct LoopsChunks<Epi, typename VoidOf<decltype(Epi::kLoopChunks)>::type> {
+  static constexpr bool value = Epi::kLoopChunks;
+};
+
 /// Two floats rounded to TD and packed as they lie in memory (first = low).
 template <class TD>
 __device__ __forceinline__ u32 pack2(float lo, float hi) {
@@ -230,10 +243,9 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
 /// of bank conflicts. Tiles wholly inside D skip the bounds checks. Only
 /// thread 0 issues, commits and waits for TMA stores.
 ///
-/// The chunks are a loop, not unrolled: the user's epilogue is inlined once per
-/// element of a chunk rather than once per element of the tile, which keeps
-/// long epilogues (gelu, many operands) within the instruction cache. Each
-/// chunk works on the front of `acc`; the rest moves down after it.
+/// The chunks work on the front of `acc`, and the rest moves down after each
+/// one: unrolled, that costs nothing; as a loop (LoopsChunks), the user's
+/// epilogue is inlined once per chunk rather than once per tile.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
                                                      float (&acc)[Cfg::kAccRegs],
@@ -250,8 +262,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   const int row0 = m_base + 16 * warp + lane / 4;
   typename TileOf<Epi>::type tile(epi, l, M, N);
 
-#pragma unroll 1
-  for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) {
+  const auto chunk_step = [&](int chunk) {
     const int slot = chunk % Cfg::kEpiSlots;
     if (slot == 0) {
       // The slots are free once earlier stores have read them.
@@ -273,7 +284,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);
       const int first = chunk + 1 - Cfg::kEpiSlots;
-#pragma unroll 1
+#pragma unroll
       for (int s = 0; s < Cfg::kEpiSlots; ++s) {
         const int col0 = n_base + (first + s) * Cfg::kChunkCols;
         if (col0 >= N || m_base >= M) continue;  // wholly outside D
@@ -284,6 +295,13 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
       }
       if (tid == 0) tma_store_commit();
     }
+  };
+  if constexpr (LoopsChunks<Epi>::value) {
+#pragma unroll 1
+    for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) chunk_step(chunk);
+  } else {
+#pragma unroll
+    for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) chunk_step(chunk);
   }
   tile.end_tile(row0, M, lane);
 }

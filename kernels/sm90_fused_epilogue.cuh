@@ -65,8 +65,9 @@ __device__ __forceinline__ void epg_sm90_prefetch_l2(const void* address) {
 // warpgroup tile when narrower); kUnitIn /
 // kUnitOut: bit I (J) set when input I (output J) steps by one element along
 // its contiguous axis (n for rows and tiles, m for columns), so its offsets
-// need no multiply.
-template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut>
+// need no multiply; kLoop: stage the chunks in a loop (long epilogues).
+template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
+          bool kLoop = false>
 struct EpgSm90Hook {
   using Compute = typename Epi::Compute;
   using Params = typename Epi::Params;
@@ -76,6 +77,9 @@ struct EpgSm90Hook {
   static constexpr int kOutputs = Epi::kNumOutputs > 0 ? Epi::kNumOutputs : 1;
 
   Params params;
+
+  // Long epilogues stage their output chunks in a loop (see LoopsChunks).
+  static constexpr bool kLoopChunks = kLoop;
 
   // Full-tile inputs are prefetched into L2 when a tile's main loop starts
   // (the kernel calls prefetch() then), so the epilogue reads them from L2.

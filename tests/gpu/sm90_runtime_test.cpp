@@ -27,6 +27,8 @@ class Sm90Runtime : public ::testing::Test {
       ASSERT_FALSE(c.status) << c.op.name() << " accepted it";
       // Operators of the other operand class say so instead.
       if (c.status.reason().find("this operator is for") != std::string::npos) continue;
+      // fp8 D on the 32-column warpgroups of 64x64 is refused for that first.
+      if (c.status.reason().find("too narrow to stage") != std::string::npos) continue;
       EXPECT_NE(c.status.reason().find(phrase), std::string::npos) << c.op.name() << ": " << c.status.reason();
     }
     const auto ops = get_operators(args, {.target_sm = 90});
@@ -136,7 +138,7 @@ TEST_F(Sm90Runtime, OperatorsCarryTheirMetadata) {
     EXPECT_FALSE(md.extra.at("dtypes").empty());
     EXPECT_EQ(static_cast<bool>(c.status), md.extra.at("dtypes") == "f16,bf16") << md.name << ": " << c.status.reason();
   }
-  EXPECT_EQ(names.size(), 10u);
+  EXPECT_EQ(names.size(), detail::sm90_tile_configs().size());
 }
 
 TEST_F(Sm90Runtime, WarmRunsLoadNothingAndEncodeMapsOnlyWhenOperandsChange) {

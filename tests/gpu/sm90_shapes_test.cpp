@@ -185,7 +185,7 @@ TEST_F(Sm90Shapes, TheHeuristicPicksTheTileForTheShape) {
   const Pick picks[] = {{{1, 16, 8192, 8192}, 64, 64},
                         {{1, 128, 8192, 8192}, 64, 64},
                         {{1, 1024, 1024, 1024}, 64, 128},
-                        {{1, 4096, 4096, 64}, 128, 256}};
+                        {{1, 4096, 4096, 4096}, 128, 256}};
   for (const Pick& pick : picks) {
     SCOPED_TRACE(describe(pick.e));
     GpuProblem p(*driver, rng);

@@ -40,8 +40,12 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// narrower tiles reload more operand bytes per multiply (measured on the
 /// H200: 128x128 about 0.95 of 128x256 at 4096^3, 64x128 well below).
 /// 128x64 and 64x64 are estimates: their m64n64 and m64n32 wgmmas read more
-/// shared memory per multiply than 64x128's.
+/// shared memory per multiply than 64x128's. The 128x128 pingpong tile ran
+/// at 0.93-0.97 of 128x256 alone and was no faster with the benchmark's
+/// epilogues (H200, 2026-11-29), so it ranks below the cooperative tiles and
+/// runs only when pinned.
 double tile_efficiency(const Sm90TileConfig& c) {
+  if (c.pingpong) return 0.90;
   if (c.bm == 128 && c.bn == 256) return 1.0;
   if (c.bm == 128 && c.bn == 128) return 0.94;
   if (c.bm == 64 && c.bn == 128) return 0.80;
