@@ -27,6 +27,25 @@ struct SmemLayout {
   }
 };
 
+/// A position in the mbarrier ring: its stage and the parity of the pass.
+template <int kStages>
+struct RingPosition {
+  int stage = 0;
+  u32 phase = 0;
+  __device__ __forceinline__ void next() {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+  /// Moves past `count` stages (the other pingpong consumer's tile).
+  __device__ __forceinline__ void skip(int count) {
+    const int at = stage + count;
+    stage = at % kStages;
+    phase ^= static_cast<u32>(at / kStages) & 1u;
+  }
+};
+
 /// Producer: one elected thread issues the TMA loads of every k-block of every
 /// tile this cluster owns, kStages ahead of the consumers. With a 2x1 cluster
 /// each CTA loads its own A and half of B, multicasting that half to both.
@@ -36,19 +55,18 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
-  int stage = 0;
-  u32 phase = 0;
+  RingPosition<Cfg::kStages> ring;
   for (int t = blockIdx.x / Cfg::kClusterM; t < sched.total; t += gridDim.x / Cfg::kClusterM) {
     const TileCoord tile = sched.tile(t, rank);
     const int la = p.a_batched ? tile.l : 0;
     const int lb = p.b_batched ? tile.l : 0;
     for (int kb = 0; kb < k_blocks; ++kb) {
       // Wait until every consumer in the cluster has released this stage.
-      mbar_wait(smem.empty_bar(stage), phase ^ 1);
-      const u32 full = smem.full_bar(stage);
+      mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
+      const u32 full = smem.full_bar(ring.stage);
       mbar_arrive_expect_tx(full, Cfg::kStageBytes);
       const int k0 = kb * Cfg::kBK;
-      const u32 a = smem.tile_a(stage);
+      const u32 a = smem.tile_a(ring.stage);
       if constexpr (Cfg::kMajorA == Major::K) {
         tma_load_3d(a, tma_a, full, k0, tile.m0, la);  // kBM rows x 128 B
       } else {
@@ -56,7 +74,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         for (int c = 0; c < Cfg::kBM / 64; ++c)  // chunk c: kBK rows x 64 M elements
           tma_load_3d(a + c * Cfg::kMnChunkBytes, tma_a, full, tile.m0 + 64 * c, k0, la);
       }
-      const u32 b = smem.tile_b(stage);
+      const u32 b = smem.tile_b(ring.stage);
       constexpr u16 kMask = static_cast<u16>((1 << Cfg::kClusterM) - 1);
       if constexpr (Cfg::kMajorB == Major::K) {
         constexpr int kRows = Cfg::kBN / Cfg::kClusterM;
@@ -77,10 +95,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
             tma_load_3d_multicast(dst, tma_b, full, kMask, tile.n0 + 64 * chunk, k0, lb);
         }
       }
-      if (++stage == Cfg::kStages) {
-        stage = 0;
-        phase ^= 1;
-      }
+      ring.next();
     }
   }
 }
@@ -98,25 +113,6 @@ __device__ __forceinline__ void release_stage(const SmemLayout<Cfg>& smem, int s
       mbar_arrive_cluster(map_to_cta(smem.empty_bar(stage), static_cast<u32>(r)));
   }
 }
-
-/// A position in the mbarrier ring: its stage and the parity of the pass.
-template <int kStages>
-struct RingPosition {
-  int stage = 0;
-  u32 phase = 0;
-  __device__ __forceinline__ void next() {
-    if (++stage == kStages) {
-      stage = 0;
-      phase ^= 1;
-    }
-  }
-  /// Moves past `count` stages (the other pingpong consumer's tile).
-  __device__ __forceinline__ void skip(int count) {
-    const int at = stage + count;
-    stage = at % kStages;
-    phase ^= static_cast<u32>(at / kStages) & 1u;
-  }
-};
 
 /// Consumer warpgroup `consumer` (0 or 1): wgmma over the k-blocks of each tile
 /// into kWgRows (T128,V(kWgN/2)) -> (M64,N kWgN) register fragments, then the

@@ -28,13 +28,6 @@ inline OperatorQuery sm90_query(std::function<bool(const OperatorMetadata&)> fil
   return query;
 }
 
-/// A filter keeping the cooperative configuration of tile bm x bn and cluster cm x 1.
-inline std::function<bool(const OperatorMetadata&)> pin_tile(int bm, int bn, int cm) {
-  return [=](const OperatorMetadata& md) {
-    return md.tile.m == bm && md.tile.n == bn && md.cluster.m == cm && md.extra.at("schedule") == "cooperative";
-  };
-}
-
 /// A filter keeping the configurations of `c`'s shape and schedule, for
 /// either operand class (the problem's dtypes pick the one that supports it).
 inline std::function<bool(const OperatorMetadata&)> pin_shape(const detail::Sm90TileConfig& c) {
@@ -42,6 +35,11 @@ inline std::function<bool(const OperatorMetadata&)> pin_shape(const detail::Sm90
   return [=](const OperatorMetadata& md) {
     return md.tile.m == c.bm && md.tile.n == c.bn && md.cluster.m == c.cluster_m && md.extra.at("schedule") == schedule;
   };
+}
+
+/// A filter keeping the cooperative configuration of tile bm x bn and cluster cm x 1.
+inline std::function<bool(const OperatorMetadata&)> pin_tile(int bm, int bn, int cm) {
+  return pin_shape(detail::Sm90TileConfig{.bm = bm, .bn = bn, .cluster_m = cm});
 }
 
 /// A filter keeping exactly the operator of tile configuration `c`.

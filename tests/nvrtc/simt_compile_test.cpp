@@ -4,15 +4,13 @@
 // any compile error or warning fails. Compiles run on parallel threads.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <random>
-#include <thread>
 
 #include "api/problem.hpp"
 #include "codegen/embedded_kernels.hpp"
 #include "codegen/kernel_source.hpp"
 #include "nvrtc/catalog_problem.hpp"
+#include "nvrtc/parallel_jobs.hpp"
 #include "runtime/nvrtc.hpp"
 
 namespace epigemm::testing {
@@ -35,29 +33,22 @@ std::string simt_source(const EpilogueCase& c, const DTypeCombo& combo, std::mt1
 
 /// Compiles every job on up to hardware_concurrency() threads.
 void compile_all(std::vector<CompileJob>& jobs) {
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      CompileJob& job = jobs[i];
-      runtime::CompileRequest request;
-      request.source = job.source;
-      request.file_name = job.label + ".cu";
-      request.arch = job.arch;
-      request.name_expressions = {codegen::kSimtGemmKernel, codegen::kSimtFillKernel};
-      request.headers = codegen::embedded_kernel_files();
-      try {
-        const runtime::CompileResult result = runtime::nvrtc_compile(request);
-        if (result.cubin.empty()) job.error = "no cubin produced";
-        if (result.log.find("warning") != std::string::npos) job.error = "warnings:\n" + result.log;
-      } catch (const std::exception& e) {
-        job.error = e.what();
-      }
+  run_in_parallel(jobs.size(), [&](std::size_t i) {
+    CompileJob& job = jobs[i];
+    runtime::CompileRequest request;
+    request.source = job.source;
+    request.file_name = job.label + ".cu";
+    request.arch = job.arch;
+    request.name_expressions = {codegen::kSimtGemmKernel, codegen::kSimtFillKernel};
+    request.headers = codegen::embedded_kernel_files();
+    try {
+      const runtime::CompileResult result = runtime::nvrtc_compile(request);
+      if (result.cubin.empty()) job.error = "no cubin produced";
+      if (result.log.find("warning") != std::string::npos) job.error = "warnings:\n" + result.log;
+    } catch (const std::exception& e) {
+      job.error = e.what();
     }
-  };
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  });
 }
 
 void expect_all_compile(std::vector<CompileJob> jobs) {

@@ -5,13 +5,11 @@
 // needed; any compile error or warning fails. Compiles run on parallel threads.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <random>
-#include <thread>
 
 #include "api/problem.hpp"
 #include "nvrtc/catalog_problem.hpp"
+#include "nvrtc/parallel_jobs.hpp"
 #include "providers/sm90/sm90_kernel_source.hpp"
 #include "providers/sm90/sm90_plan.hpp"
 #include "runtime/nvrtc.hpp"
@@ -74,32 +72,25 @@ Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCom
 
 /// Compiles every job (that has a source) on up to hardware_concurrency() threads.
 void compile_all(std::vector<Sm90Job>& jobs) {
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) {
-      Sm90Job& job = jobs[i];
-      if (!job.error.empty()) continue;
-      runtime::CompileRequest request;
-      request.source = job.source.source;
-      request.file_name = job.label + ".cu";
-      request.arch = job.source.arch;
-      request.options = job.source.options;
-      request.name_expressions = {job.source.name_expression};
-      request.headers = job.source.headers;
-      try {
-        const runtime::CompileResult result = runtime::nvrtc_compile(request);
-        if (result.cubin.empty()) job.error = "no cubin produced";
-        if (result.log.find("warning") != std::string::npos) job.error = "warnings:\n" + result.log;
-        if (result.lowered_names.size() != 1 || result.lowered_names[0].empty()) job.error = "kernel name not found";
-      } catch (const std::exception& e) {
-        job.error = e.what();
-      }
+  run_in_parallel(jobs.size(), [&](std::size_t i) {
+    Sm90Job& job = jobs[i];
+    if (!job.error.empty()) return;
+    runtime::CompileRequest request;
+    request.source = job.source.source;
+    request.file_name = job.label + ".cu";
+    request.arch = job.source.arch;
+    request.options = job.source.options;
+    request.name_expressions = {job.source.name_expression};
+    request.headers = job.source.headers;
+    try {
+      const runtime::CompileResult result = runtime::nvrtc_compile(request);
+      if (result.cubin.empty()) job.error = "no cubin produced";
+      if (result.log.find("warning") != std::string::npos) job.error = "warnings:\n" + result.log;
+      if (result.lowered_names.size() != 1 || result.lowered_names[0].empty()) job.error = "kernel name not found";
+    } catch (const std::exception& e) {
+      job.error = e.what();
     }
-  };
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  });
 }
 
 void expect_all_compile(std::vector<Sm90Job> jobs) {

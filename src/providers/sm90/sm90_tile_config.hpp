@@ -51,8 +51,9 @@ inline constexpr int kSm90MaxSharedBytes = 232448;
 inline constexpr int kSm90DefaultSmCount = 132;
 
 /// Every configuration offered: for each operand class, 128x256 (2x1 and
-/// 1x1 clusters), 128x128 (1x1 and 2x1), 64x128 for small M, and 128x64 and
-/// 64x64 with deep rings for memory-bound (skinny) problems.
+/// 1x1 clusters), 128x128 (1x1 and 2x1), 64x128 for small M, 128x64 and
+/// 64x64 with deep rings for memory-bound (skinny) problems, and 128x128
+/// pingpong (1x1 and 2x1).
 std::span<const Sm90TileConfig> sm90_tile_configs();
 
 /// Metadata: provider "sm90", name "sm90_<class>_<shape>", tile, cluster,
