@@ -1,6 +1,9 @@
 // Epilogue of the sm90 GEMM: applies the user's per-element hook to a consumer
 // warpgroup's accumulators, stages the results in swizzled shared
 // memory and writes them with TMA stores that run on during the next tile.
+// A hook may have one full-tile input TMA-loaded into the same staging slots
+// during the main loop; each warp reads its rows there and overwrites them
+// with its results.
 #pragma once
 
 #include "sm90_gemm_config.cuh"
@@ -19,7 +22,7 @@ namespace epigemm::sm90 {
 /// registers) defines instead a nested `Tile` type, built once per warpgroup
 /// tile and used in place of operator():
 ///   __device__ Tile(const Epi& epi, int l, int M, int N);
-///   __device__ float operator()(float acc, int m, int n, int h, int c);
+///   __device__ float operator()(float acc, float staged, int m, int n, int h, int c);
 ///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ void end_tile(int row0, int M, int lane);
 /// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +
@@ -27,7 +30,8 @@ namespace epigemm::sm90 {
 /// n_chunk + 8*(c/2) + 2*(lane%4) + c%2 (c = 0 .. kChunkCols/4 - 1); the call
 /// for an even c comes right before the one for c + 1 (when that is in D). end_chunk
 /// follows each staged chunk and end_tile the last one; every thread of the
-/// warpgroup calls them together, so they may use warp shuffles.
+/// warpgroup calls them together, so they may use warp shuffles. `staged` is
+/// the element (m, n) of the hook's staged input (see StagesInput), else 0.
 struct IdentityEpilogue {
   __device__ __forceinline__ float operator()(float acc, int, int, int) const { return acc; }
 };
@@ -38,7 +42,7 @@ struct PlainTile {
   const Epi& epi;
   int l;
   __device__ __forceinline__ PlainTile(const Epi& e, int batch, int, int) : epi(e), l(batch) {}
-  __device__ __forceinline__ float operator()(float acc, int m, int n, int, int) const {
+  __device__ __forceinline__ float operator()(float acc, float, int m, int n, int, int) const {
     return epi(acc, m, n, l);
   }
   __device__ __forceinline__ void end_chunk(int, int, int, int, int) {}
@@ -92,6 +96,53 @@ struct LoopsChunks<Epi, typename VoidOf<decltype(Epi::kLoopChunks)>::type> {
   static constexpr bool value = Epi::kLoopChunks;
 };
 
+/// Whether a hook reads one full-tile input from the output staging slots: a
+/// hook defining `using StagedType = T` (T the input's element type, of D's
+/// size: __half, __nv_bfloat16, float, __nv_fp8_e4m3 or __nv_fp8_e5m2) gets
+/// that input's part of each warpgroup tile loaded into the slots by TMA while
+/// the tile's main loop runs (the kernel's fourth tensor map, laid out like
+/// D's), and its value for each element as the Tile's `staged` argument. The
+/// slots must hold the whole warpgroup tile (kEpiRounds == 1) and the
+/// consumer a single 64-row block (cooperative schedule).
+template <class Epi, class = void>
+struct StagesInput {
+  static constexpr bool value = false;
+  using type = float;
+};
+template <class Epi>
+struct StagesInput<Epi, typename VoidOf<typename Epi::StagedType>::type> {
+  static constexpr bool value = true;
+  using type = typename Epi::StagedType;
+};
+
+/// Two values of type T as they lie in memory (first = low), widened to f32.
+template <class T>
+__device__ __forceinline__ float2 unpack2(u32 bits) {
+  if constexpr (kSameType<T, __nv_bfloat16>) {
+    return make_float2(__uint_as_float(bits << 16), __uint_as_float(bits & 0xffff0000u));
+  } else if constexpr (kSameType<T, __half>) {
+    __half2_raw raw;
+    raw.x = static_cast<unsigned short>(bits & 0xffffu);
+    raw.y = static_cast<unsigned short>(bits >> 16);
+    return __half22float2(__half2(raw));
+  } else {
+    static_assert(kSameType<T, __nv_fp8_e4m3> || kSameType<T, __nv_fp8_e5m2>, "unpack2 needs a 16- or 8-bit type");
+    constexpr __nv_fp8_interpretation_t kKind = kSameType<T, __nv_fp8_e5m2> ? __NV_E5M2 : __NV_E4M3;
+    return __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(bits), kKind)));
+  }
+}
+
+/// unpack2<S>(bits) with a staged input, else zeros (and S is not looked at).
+template <bool kStaged, class S>
+__device__ __forceinline__ float2 staged_pair(u32 bits) {
+  if constexpr (kStaged) {
+    return unpack2<S>(bits);
+  } else {
+    (void)bits;
+    return make_float2(0.f, 0.f);
+  }
+}
+
 /// Two floats rounded to TD and packed as they lie in memory (first = low).
 template <class TD>
 __device__ __forceinline__ u32 pack2(float lo, float hi) {
@@ -140,14 +191,15 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, const GemmParams& p
 }
 
 /// The hook's value for one accumulator (register coordinates h, c as in
-/// the Tile contract); with kChecked, 0 outside D.
+/// the Tile contract; `staged`: the staged input's element); with kChecked,
+/// 0 outside D.
 template <bool kChecked, class Tile>
-__device__ __forceinline__ float epi_value(Tile& tile, float acc, int m, int n, int h, int c,
+__device__ __forceinline__ float epi_value(Tile& tile, float acc, float staged, int m, int n, int h, int c,
                                            int M, int N) {
   if constexpr (kChecked) {
     if (m >= M || n >= N) return 0.f;
   }
-  return tile(acc, m, n, h, c);
+  return tile(acc, staged, m, n, h, c);
 }
 
 /// Writes output chunk `chunk` (warpgroup columns [chunk*kChunkCols, +kChunkCols))
@@ -155,7 +207,11 @@ __device__ __forceinline__ float epi_value(Tile& tile, float acc, int m, int n, 
 /// caller has moved to the front of `acc` (register group g of the chunk is
 /// acc[4g .. 4g+3]). Thread t = 32*w + lane owns rows 16w + lane/4 (+8) and
 /// columns 8q + 2*(lane%4) (+1) of the warpgroup's 8-column group q.
-template <bool kChecked, class Cfg, class Tile>
+/// With a staged input (kStaged, elements of type S), the slot holds that
+/// input's chunk: each thread first reads its elements from exactly the places
+/// it then writes, and a warp touches only its own 16 rows, so the chunk is
+/// overwritten in place without a barrier.
+template <bool kChecked, class Cfg, bool kStaged, class S, class Tile>
 __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRegs], u32 slot,
                                             int chunk, int m_base, int n_base, int M, int N,
                                             int warp, int lane) {
@@ -171,6 +227,15 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
     // in 8 different 16-byte units of the swizzle (128-byte rows: unit
     // (g/2) ^ r; 64-byte rows: half r%2, unit (g/2) ^ (r/2)%4), so its 64
     // bytes hit 16 distinct banks: no conflicts.
+    u32 in_bits[kGroups][2] = {};
+    if constexpr (kStaged) {
+#pragma unroll
+      for (int g = 0; g < kGroups; ++g) {
+        const int byte = 8 * g + 2 * (lane % 4);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) in_bits[g][h] = ld_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, byte));
+      }
+    }
     u16 packed[kGroups][2];
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
@@ -178,8 +243,9 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        const float v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], m, n, h, 2 * g, M, N);
-        const float v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
+        const float2 in = staged_pair<kStaged, S>(in_bits[g][h]);
+        const float v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], in.x, m, n, h, 2 * g, M, N);
+        const float v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], in.y, m, n + 1, h, 2 * g + 1, M, N);
         packed[g][h] = pack2_fp8<typename Cfg::TD>(v0, v1);
       }
     }
@@ -191,21 +257,31 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
     }
   } else if constexpr (Cfg::kOutBytes == 2) {
     // stmatrix x4 per pair of groups (q, q+1): matrix i = (h = i%2, q + i/2),
-    // 8 rows x 16 bytes each. Lane 8i+r addresses row r of matrix i.
+    // 8 rows x 16 bytes each. Lane 8i+r addresses row r of matrix i; ldmatrix
+    // at the same addresses reads a staged input in the same layout.
+    const int mi = lane / 8, r = lane % 8;
+    const int row = 16 * warp + r + 8 * (mi & 1);
     u32 regs[kGroups / 2][4];
+    if constexpr (kStaged) {
+#pragma unroll
+      for (int g = 0; g < kGroups; g += 2) {
+        const u32 addr = slot + Cfg::staged_offset(row, 16 * (g + mi / 2));
+        ldmatrix_x4(addr, regs[g / 2][0], regs[g / 2][1], regs[g / 2][2], regs[g / 2][3]);
+      }
+    }
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2) {
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         const int gi = g + i / 2, q = chunk * kGroups + gi, h = i % 2, c = 2 * gi;
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        const float v0 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h], m, n, h, c, M, N);
-        const float v1 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h + 1], m, n + 1, h, c + 1, M, N);
+        const float2 in = staged_pair<kStaged, S>(regs[g / 2][i]);
+        const float v0 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h], in.x, m, n, h, c, M, N);
+        const float v1 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h + 1], in.y, m, n + 1, h, c + 1, M, N);
         regs[g / 2][i] = pack2<typename Cfg::TD>(v0, v1);
       }
     }
-    const int mi = lane / 8, r = lane % 8;
-    const int row = 16 * warp + r + 8 * (mi & 1);
+    if constexpr (kStaged) __syncwarp();  // every lane's reads precede the warp's stores
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2) {
       const u32 addr = slot + Cfg::staged_offset(row, 16 * (g + mi / 2));
@@ -217,12 +293,23 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
     float values[kGroups][2][2];
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
+      const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        values[g][h][0] = values[g][h][1] = 0.f;
+        if constexpr (kStaged)
+          ld_shared_v2_f32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), values[g][h][0], values[g][h][1]);
+      }
+    }
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
       const int q = chunk * kGroups + g;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        values[g][h][0] = epi_value<kChecked>(tile, acc[4 * g + 2 * h], m, n, h, 2 * g, M, N);
-        values[g][h][1] = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], m, n + 1, h, 2 * g + 1, M, N);
+        values[g][h][0] = epi_value<kChecked>(tile, acc[4 * g + 2 * h], values[g][h][0], m, n, h, 2 * g, M, N);
+        values[g][h][1] =
+            epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], values[g][h][1], m, n + 1, h, 2 * g + 1, M, N);
       }
     }
 #pragma unroll
@@ -235,13 +322,36 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
   }
 }
 
+/// Issued by thread 0 of a consumer while its tile's main loop runs: once the
+/// previous tile's stores have read the staging slots, TMA-loads the staged
+/// input's part of this warpgroup tile (64 rows from m_base, columns from
+/// n_base, batch lc) into them, chunk by chunk, completing `bar`'s phase.
+/// Chunks wholly outside the input are skipped (and not counted).
+template <class Cfg>
+__device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 staging, u32 bar,
+                                                  const GemmParams& p, int m_base, int n_base, int lc) {
+  tma_store_wait_read<0>();
+  int chunks = 0;
+  if (m_base < p.M) {
+#pragma unroll
+    for (int s = 0; s < Cfg::kChunksPerWg; ++s) chunks += n_base + s * Cfg::kChunkCols < p.N ? 1 : 0;
+  }
+  mbar_arrive_expect_tx(bar, static_cast<u32>(chunks * Cfg::kChunkBytes));
+#pragma unroll
+  for (int s = 0; s < Cfg::kChunksPerWg; ++s) {
+    if (s < chunks) tma_load_3d(staging + s * Cfg::kChunkBytes, tma_c, bar, n_base + s * Cfg::kChunkCols, m_base, lc);
+  }
+}
+
 /// Stores one consumer warpgroup's 64 x kWgN tile at (m_base, n_base, l).
 /// `acc` is the (T128,V(kWgN/2)) -> (M64,N kWgN) wgmma accumulator fragment;
 /// it is consumed (shifted down one chunk at a time). `staging` holds
 /// kEpiSlots chunks of 64 rows x kChunkRowBytes; a chunk is swizzled like the
 /// D tensor map (Cfg::staged_offset), which also keeps the staging stores free
 /// of bank conflicts. Tiles wholly inside D skip the bounds checks. Only
-/// thread 0 issues, commits and waits for TMA stores.
+/// thread 0 issues, commits and waits for TMA stores. With a staged input
+/// (StagesInput<Epi>), the slots already hold it once phase `staged_parity`
+/// of `staged_bar` completes (load_staged_input).
 ///
 /// The chunks work on the front of `acc`, and the rest moves down after each
 /// one: unrolled, that costs nothing; as a loop (LoopsChunks), the user's
@@ -251,8 +361,13 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
                                                      float (&acc)[Cfg::kAccRegs],
                                                      const CUtensorMap* tma_d, u32 staging,
                                                      const GemmParams& p, int m_base, int n_base,
-                                                     int l, int tid, int barrier_id) {
+                                                     int l, int tid, int barrier_id, u32 staged_bar,
+                                                     u32 staged_parity) {
   constexpr int kChunkRegs = Cfg::kChunkCols / 2;  // accumulators of one chunk per thread
+  constexpr bool kStaged = StagesInput<Epi>::value;
+  using S = typename StagesInput<Epi>::type;
+  static_assert(!kStaged || (Cfg::kEpiRounds == 1 && Cfg::kWgRows == 1),
+                "a staged input needs the whole warpgroup tile in the slots and one row block per consumer");
   const int M = p.M, N = p.N;
   // TMA stores write whole 16-byte units: a chunk that straddles a ragged N
   // edge is written by the threads instead (see copy_ragged_chunk).
@@ -265,15 +380,20 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   const auto chunk_step = [&](int chunk) {
     const int slot = chunk % Cfg::kEpiSlots;
     if (slot == 0) {
-      // The slots are free once earlier stores have read them.
-      if (tid == 0) tma_store_wait_read<0>();
-      named_barrier_sync(barrier_id, 128);
+      if constexpr (kStaged) {
+        // The staged input has landed (its load waited for earlier stores).
+        if (chunk == 0) mbar_wait(staged_bar, staged_parity);
+      } else {
+        // The slots are free once earlier stores have read them.
+        if (tid == 0) tma_store_wait_read<0>();
+        named_barrier_sync(barrier_id, 128);
+      }
     }
     const u32 slot_addr = staging + slot * Cfg::kChunkBytes;
     if (inside)
-      stage_chunk<false, Cfg>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
+      stage_chunk<false, Cfg, kStaged, S>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
     else
-      stage_chunk<true, Cfg>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
+      stage_chunk<true, Cfg, kStaged, S>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
     tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
 #pragma unroll
     for (int i = 0; i + kChunkRegs < Cfg::kAccRegs; ++i) acc[i] = acc[i + kChunkRegs];
@@ -304,6 +424,9 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
     for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) chunk_step(chunk);
   }
   tile.end_tile(row0, M, lane);
+  // The threads' reads of a ragged chunk finish before thread 0 lets the
+  // next tile's staged input overwrite the slots.
+  if (kStaged && ragged_n) named_barrier_sync(barrier_id, 128);
 }
 
 }  // namespace epigemm::sm90

@@ -60,15 +60,35 @@ __device__ __forceinline__ void epg_sm90_prefetch_l2(const void* address) {
   asm volatile("prefetch.global.L2 [%0];" : : "l"(address));
 }
 
+// The element type the kernel reads a staged input as (StagesInput in
+// sm90_epilogue.cuh): one per dtype that can share D's staging slots.
+template <int DT> struct EpgSm90Staged;
+template <> struct EpgSm90Staged<kEpgF32> { using type = float; };
+template <> struct EpgSm90Staged<kEpgF16> { using type = __half; };
+template <> struct EpgSm90Staged<kEpgBf16> { using type = __nv_bfloat16; };
+template <> struct EpgSm90Staged<kEpgE4m3> { using type = __nv_fp8_e4m3; };
+template <> struct EpgSm90Staged<kEpgE5m2> { using type = __nv_fp8_e5m2; };
+
+// Names the staged input's element type for the kernel (kStaged >= 0), or
+// nothing (kStaged < 0): the kernel looks for StagedType.
+template <class Epi, int kStaged, bool = (kStaged >= 0)>
+struct EpgSm90StagedInput {};
+template <class Epi, int kStaged>
+struct EpgSm90StagedInput<Epi, kStaged, true> {
+  using StagedType = typename EpgSm90Staged<Epi::kInDType[kStaged]>::type;
+};
+
 // Epi: the generated EpgEpilogue; kDSlot: the output slot of D; kChunkCols:
 // columns of one staged output chunk (Cfg::kChunkCols: 128 bytes of D, or the
 // warpgroup tile when narrower); kUnitIn /
 // kUnitOut: bit I (J) set when input I (output J) steps by one element along
 // its contiguous axis (n for rows and tiles, m for columns), so its offsets
-// need no multiply; kLoop: stage the chunks in a loop (long epilogues).
+// need no multiply; kLoop: stage the chunks in a loop (long epilogues);
+// kStaged: the full-tile input the kernel TMA-loads into the output staging
+// slots (its value reaches Tile::operator() as `staged`), or -1.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false>
-struct EpgSm90Hook {
+          bool kLoop = false, int kStaged = -1>
+struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
   using Compute = typename Epi::Compute;
   using Params = typename Epi::Params;
   static constexpr int kReduceSlots = Epi::kNumReduce > 0 ? Epi::kNumReduce : 1;
@@ -95,7 +115,7 @@ struct EpgSm90Hook {
   __device__ __forceinline__ void prefetch_input(int m_base, int n_base, int cols, int l, int tid, int M,
                                                  int N) const {
     if constexpr (I < Epi::kNumInputs) {
-      if constexpr (Epi::kInLoadKind[I] == kEpgLoadTile && epg_sm90_bit(kUnitIn, I)) {
+      if constexpr (Epi::kInLoadKind[I] == kEpgLoadTile && epg_sm90_bit(kUnitIn, I) && I != kStaged) {
         constexpr int kBytes = static_cast<int>(sizeof(typename EpgStorage<Epi::kInDType[I]>::type));
         const EpgOperand& o = params.in[I];
         const int valid = (N - n_base < cols ? N - n_base : cols) * kBytes;
@@ -150,8 +170,8 @@ struct EpgSm90Hook {
 
     // One element: h and c are the register coordinates of the kernel's Tile
     // contract (sm90_epilogue.cuh).
-    __device__ __forceinline__ float operator()(float acc, int m, int n, int h, int c) {
-      Ctx ctx{*this, m, n, h, c, 0.f};
+    __device__ __forceinline__ float operator()(float acc, float staged, int m, int n, int h, int c) {
+      Ctx ctx{*this, m, n, h, c, staged, 0.f};
       Epi::apply(ctx, epg_sm90_acc<typename Epi::Acc>(acc));
       return ctx.result;
     }
@@ -174,6 +194,7 @@ struct EpgSm90Hook {
     Tile& t;
     long long m, n;
     int h, c;
+    float staged;  // input kStaged's element (m, n)
     float result;
 
     template <int I>
@@ -182,7 +203,9 @@ struct EpgSm90Hook {
       constexpr int kDType = Epi::kInDType[I];
       const EpgOperand& o = t.p.in[I];
       constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
-      if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
+      if constexpr (I == kStaged) {
+        return static_cast<Compute>(staged);
+      } else if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
       } else if constexpr (kKind == kEpgLoadRow) {
         return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? n : n * o.stride_n));

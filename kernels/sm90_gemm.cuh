@@ -25,6 +25,10 @@ struct SmemLayout {
   __device__ __forceinline__ u32 empty_bar(int stage) const {
     return base + Cfg::kBarOffset + 8 * (Cfg::kStages + stage);
   }
+  /// Completes when a consumer's staged epilogue input has landed.
+  __device__ __forceinline__ u32 staged_bar(int consumer) const {
+    return base + Cfg::kBarOffset + 8 * (2 * Cfg::kStages + consumer);
+  }
 };
 
 /// A position in the mbarrier ring: its stage and the parity of the pass.
@@ -125,7 +129,8 @@ __device__ __forceinline__ void release_stage(const SmemLayout<Cfg>& smem, int s
 /// one pass of the ring ahead, which the mbarrier parity could not tell apart.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_d,
-                                        const GemmParams& p, const Epi& epi, int consumer) {
+                                        const CUtensorMap* tma_c, const GemmParams& p, const Epi& epi,
+                                        int consumer) {
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
@@ -154,6 +159,11 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                              Cfg::kMnChunkBytes, 1024);
 
   float acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
+
+  // A staged epilogue input is loaded once the main loop is under way
+  // (after k-block issue_kb's wgmmas are issued), one load per tile.
+  const int issue_kb = k_blocks > 2 ? 2 : k_blocks - 1;
+  u32 staged_parity = 0;
 
   // The CTA's tiles are first + i * step (i = 0, 1, ...); a pingpong
   // consumer takes every other one and skips the other's k-blocks.
@@ -191,6 +201,11 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         wgmma_wait<1>();  // the previous k-block's wgmmas are done with its stage
         release_stage(smem, prev, tid);
       }
+      if constexpr (StagesInput<Epi>::value) {
+        if (kb == issue_kb && tid == 0)
+          load_staged_input<Cfg>(tma_c, smem.staging(consumer), smem.staged_bar(consumer), p, tile.m0 + wg_m * 64,
+                                 tile.n0 + wg_n * Cfg::kWgN, p.c_batched ? tile.l : 0);
+      }
       prev = ring.stage;
       ring.next();
     }
@@ -206,7 +221,9 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 #pragma unroll
     for (int r = 0; r < Cfg::kWgRows; ++r)
       store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, smem.staging(consumer), p, tile.m0 + (wg_m + r) * 64,
-                                tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer);
+                                tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer, smem.staged_bar(consumer),
+                                staged_parity);
+    staged_parity ^= 1;
   }
   if (tid == 0) tma_store_wait<0>();  // staging must outlive the last stores
 }
@@ -215,7 +232,9 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 /// dynamic shared memory, a 1-D grid of a multiple of kClusterM CTAs (at most
 /// one per SM; more CTAs than tiles is allowed) and, for kClusterM == 2, a
 /// cluster dimension of (2, 1, 1). Tensor maps (3-D, SWIZZLE_128B, boxes in
-/// GemmConfig): A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L}.
+/// GemmConfig): A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L};
+/// C, the hook's staged input if it has one (StagesInput), laid out as D
+/// (any valid map otherwise: it is not read).
 /// `params` also carries D's pointer and strides (edge chunks, see GemmParams);
 /// `epi` is the per-element hook (see IdentityEpilogue for the contract); it is
 /// a __grid_constant__ parameter, so hooks read their fields in place.
@@ -223,7 +242,8 @@ template <class Cfg, class Epi>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a,
                 const __grid_constant__ CUtensorMap tma_b,
-                const __grid_constant__ CUtensorMap tma_d, const GemmParams params,
+                const __grid_constant__ CUtensorMap tma_d,
+                const __grid_constant__ CUtensorMap tma_c, const GemmParams params,
                 const __grid_constant__ Epi epi) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -236,6 +256,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       mbar_init(smem.full_bar(s), 1);
       mbar_init(smem.empty_bar(s), Cfg::kStageReaders * Cfg::kClusterM);
     }
+#pragma unroll
+    for (int c = 0; c < Cfg::kConsumers; ++c) mbar_init(smem.staged_bar(c), 1);
     fence_mbar_init();
   }
   if constexpr (Cfg::kClusterM > 1)
@@ -252,7 +274,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   } else {
     setmaxnreg_inc<Cfg::kConsumerRegs>();
-    consume<Cfg>(smem, &tma_d, params, epi, warpgroup - 1);
+    if (StagesInput<Epi>::value && threadIdx.x % 128 == 0) prefetch_tensormap(&tma_c);
+    consume<Cfg>(smem, &tma_d, &tma_c, params, epi, warpgroup - 1);
   }
 
   // No CTA may leave while its peer can still arrive on its barriers.

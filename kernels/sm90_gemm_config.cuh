@@ -17,6 +17,7 @@ struct GemmParams {
   int group_m = 8;    ///< cluster rows per group of the swizzled tile order (>= 1)
   int a_batched = 1;  ///< 0: one A serves every batch (its tensor map has L = 1)
   int b_batched = 1;  ///< 0: one B serves every batch
+  int c_batched = 1;  ///< 0: one staged epilogue input serves every batch
   /// D itself (row-major, element (l, m, n) at d + l*d_batch + m*ldd + n), used
   /// only for the edge chunks that TMA cannot store: a TMA store writes whole
   /// 16-byte units, so when N * sizeof(TD) is not a multiple of 16 the last
@@ -99,7 +100,9 @@ struct GemmConfig {
   static constexpr int kEpiOffset = kStages * kStageBytes;
   static constexpr int kEpiBytes = kConsumers * kEpiSlots * kChunkBytes;
   static constexpr int kBarOffset = kEpiOffset + kEpiBytes;
-  static constexpr int kBarBytes = 2 * kStages * 8;
+  /// mbarriers: kStages "full" and kStages "empty" for the ring, then one per
+  /// consumer for its staged epilogue input (see StagesInput).
+  static constexpr int kBarBytes = (2 * kStages + kConsumers) * 8;
   /// Dynamic shared memory to request (includes 1 KB of alignment slack).
   static constexpr int kSmemBytes = 1024 + kBarOffset + kBarBytes;
   /// Offset of byte `byte` of row `row` in a staged output chunk, swizzled as

@@ -257,5 +257,36 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
   expect_all_compile(std::move(jobs));
 }
 
+TEST_F(Sm90Compile, StagedInputsOfEveryElementSize) {
+  // A full-tile C of D's element size is read from D's staging slots
+  // (ldmatrix for 2 bytes, 16-bit loads for fp8, 8-byte loads for f32), in
+  // C's own dtype where it differs from D's, next to a directly stored F.
+  using S = OperandShape;
+  const auto relu_with_f = [](DType c, DType d) {
+    return EpilogueCase{"relu_f",
+                        "def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = relu(F)\n    return D, F\n",
+                        {{"alpha", S::scalar, DType::f32, 0.5}, {"C", S::tile, c}, {"D", S::tile, d},
+                         {"F", S::tile, DType::f32}}};
+  };
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  const std::pair<DType, DType> c_d[] = {{DType::bf16, DType::bf16}, {DType::f16, DType::bf16},
+                                         {DType::f32, DType::f32}, {DType::e5m2, DType::e4m3}};
+  std::vector<Sm90Job> jobs;
+  std::size_t i = 0;
+  for (const auto& [c, d] : c_d) {
+    // An f32 D fills 128x256's slots only in halves: no room for C there.
+    const int wide = size_bytes(d) == 4 ? 128 : 256;
+    for (const auto& [bm, bn] : {std::pair{128, wide}, std::pair{64, 128}}) {
+      const std::string name = "staged_" + std::string(to_string(c)) + "_into_" + std::string(to_string(d));
+      jobs.push_back(make_job(name, relu_with_f(c, d), bf16, config_of(Sm90OperandClass::bits16, bm, bn), (i++ % 2) == 0,
+                              false, rng));
+    }
+  }
+  for (const Sm90Job& job : jobs) {  // the hook's last argument: the staged input, not -1
+    EXPECT_EQ(job.source.name_expression.find(", -1>>"), std::string::npos) << job.label << " stages no input";
+  }
+  expect_all_compile(std::move(jobs));
+}
+
 }  // namespace
 }  // namespace epigemm::testing

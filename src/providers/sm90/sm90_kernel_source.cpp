@@ -68,7 +68,7 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
       << major(plan.b_k_major) << ", " << c.bm << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", "
       << c.epilogue_slots(d_bytes(plan)) << ", " << (c.pingpong ? "true" : "false") << ">, EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
-      << "ull, " << (long_epilogue(*p.dag) ? "true" : "false") << ">>";
+      << "ull, " << (long_epilogue(*p.dag) ? "true" : "false") << ", " << plan.staged_input << ">>";
   return out.str();
 }
 
@@ -90,6 +90,7 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
         << "(const __grid_constant__ EpgSimtArgs<EpgEpilogue> args) {\n"
         << "  epg_simt_fill_identity<EpgEpilogue>(args);\n}\n";
   }
+  out << "\n// The kernel NVRTC instantiates from this unit:\n//   " << sm90_kernel_name(p, plan, c) << "\n";
   return out.str();
 }
 

@@ -173,6 +173,41 @@ void unit_masks(const Problem& p, Sm90Plan& plan) {
   }
 }
 
+/// Picks the first full-tile input that can share D's staging slots: same
+/// element size as D, rows contiguous and TMA-describable, on a tile whose
+/// slots hold each consumer's whole part (cooperative schedule, one round).
+/// Other inputs (and this one when none fits) are read from global memory.
+void choose_staged_input(const Problem& p, const Sm90TileConfig& config, Sm90Plan& plan) {
+  plan.staged_input = -1;
+  const int d_bytes = size_bytes(plan.d_dtype);
+  const int chunks = config.warpgroup_n() / config.chunk_cols(d_bytes);
+  if (config.pingpong || config.epilogue_slots(d_bytes) != chunks) return;
+  for (std::size_t i = 0; i < p.inputs.size() && i < 64; ++i) {
+    const EpilogueOperand& in = p.inputs[i];
+    const bool stageable_dtype = in.dtype == DType::f16 || in.dtype == DType::bf16 || in.dtype == DType::f32 ||
+                                 is_fp8(in.dtype);
+    if (in.load_kind != ir::LoadKind::Tile || in.tensor == nullptr || !stageable_dtype ||
+        size_bytes(in.dtype) != d_bytes || ((plan.unit_inputs >> i) & 1) == 0) {
+      continue;
+    }
+    MatrixOperand m;
+    m.tensor = in.tensor;
+    m.dtype = in.dtype;
+    m.rows = p.M;
+    m.cols = p.N;
+    m.row_stride = in.stride_m;
+    m.col_stride = 1;
+    m.batch_stride = in.stride_l;
+    const bool batched = in.stride_l != 0;
+    if (p.M > 1 && in.stride_m <= 0) continue;
+    bool contiguous = false;
+    if (!tma_view("C", m, {"N", "M", true}, p.L, batched, plan.c, contiguous)) continue;
+    plan.staged_input = static_cast<int>(i);
+    plan.c_batched = batched;
+    return;
+  }
+}
+
 }  // namespace
 
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
@@ -222,6 +257,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.ldd = p.M == 1 ? static_cast<std::int64_t>(plan.d.strides[0] / size_bytes(p.D.dtype)) : p.D.row_stride;
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);
+  choose_staged_input(p, config, plan);
   return Status::ok();
 }
 

@@ -37,6 +37,12 @@ struct Sm90Plan {
   /// for tile output J. The kernel then indexes without a multiply.
   std::uint64_t unit_inputs = 0;
   std::uint64_t unit_outputs = 0;
+  /// The full-tile epilogue input the kernel TMA-loads into D's staging
+  /// slots during the main loop (-1: none), its view {N, M, L} (laid out as
+  /// D's) and whether it has a batch dimension.
+  int staged_input = -1;
+  Sm90TmaView c;
+  bool c_batched = true;
 };
 
 /// Whether `problem` fits the sm90 kernel with `config`, and if so its plan.

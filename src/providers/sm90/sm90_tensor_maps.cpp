@@ -1,5 +1,5 @@
 // Encodes the sm90 kernel's tensor maps (3-D, 128-byte swizzle, or 64-byte
-// for D's narrow chunks; boxes as kernels/sm90_gemm_config.cuh expects) and
+// for the narrow chunks of D and the staged input; boxes as kernels/sm90_gemm_config.cuh expects) and
 // keeps the last set per operator.
 #include "providers/sm90/sm90_tensor_maps.hpp"
 
@@ -24,7 +24,7 @@ bool same_view(const Sm90TmaView& x, const Sm90TmaView& y) {
 
 bool same_maps(const Sm90Plan& x, const Sm90Plan& y) {
   return x.a_k_major == y.a_k_major && x.b_k_major == y.b_k_major && same_view(x.a, y.a) && same_view(x.b, y.b) &&
-         same_view(x.d, y.d);
+         same_view(x.d, y.d) && x.staged_input == y.staged_input && (x.staged_input < 0 || same_view(x.c, y.c));
 }
 
 void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned box0, unsigned box1, const char* what,
@@ -51,6 +51,7 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan) noexcept
   g.group_m = 8;
   g.a_batched = plan.a_batched ? 1 : 0;
   g.b_batched = plan.b_batched ? 1 : 0;
+  g.c_batched = plan.c_batched ? 1 : 0;
   g.d = const_cast<void*>(plan.d.data);
   g.ldd = plan.ldd;
   g.d_batch = plan.d_batch;
@@ -83,6 +84,11 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
   encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);
   encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
+  // The staged input's chunks share D's slots, so its map is D's shape of box.
+  if (plan.staged_input >= 0)
+    encode_one(driver, plan.c, d0, 64, "encoding the TMA tensor map of the staged epilogue input", maps_.c, d_swizzle);
+  else
+    maps_.c = maps_.d;
   last_ = plan;
   valid_ = true;
   ++encodings_;

@@ -1,5 +1,5 @@
-// The sm90 kernel's launch records on the host: the three TMA tensor maps
-// of A, B and D (encoded through the driver, re-encoded only when a pointer,
+// The sm90 kernel's launch records on the host: the TMA tensor maps of A, B,
+// D and the staged epilogue input (encoded through the driver, re-encoded only when a pointer,
 // extent or stride changes) and the mirror of the kernel's GemmParams.
 #pragma once
 
@@ -22,6 +22,7 @@ struct Sm90GemmParams {
   int group_m = 8;
   int a_batched = 1;
   int b_batched = 1;
+  int c_batched = 1;
   void* d = nullptr;
   long long ldd = 0;
   long long d_batch = 0;
@@ -32,11 +33,13 @@ static_assert(sizeof(Sm90GemmParams) == 56 && offsetof(Sm90GemmParams, d) == 32,
 /// GemmParams for a planned problem (group of 8 cluster rows in the tile order).
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan) noexcept;
 
-/// The three maps one launch passes, in the kernel's parameter order.
+/// The four maps one launch passes, in the kernel's parameter order; c is
+/// the staged epilogue input's, or a copy of d's when there is none.
 struct Sm90Maps {
   CUtensorMap a;
   CUtensorMap b;
   CUtensorMap d;
+  CUtensorMap c;
 };
 
 /// The last encoded maps of one operator (one tile configuration). Thread-safe.

@@ -31,7 +31,8 @@ int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgr
 int shared_bytes_with(const Sm90TileConfig& c, int slots, int d_bytes) {
   const int stage_bytes = (c.bm + c.bn) * 128;
   const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;  // 64 rows
-  return 1024 + c.stages * stage_bytes + 2 * slots * chunk_bytes + 2 * c.stages * 8;
+  const int barrier_bytes = (2 * c.stages + 2) * 8;  // the ring's, and one per consumer for staged inputs
+  return 1024 + c.stages * stage_bytes + 2 * slots * chunk_bytes + barrier_bytes;
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }

@@ -3,6 +3,7 @@
 // memory of every tile configuration; the tile heuristic on known shapes.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <random>
 #include <algorithm>
@@ -35,9 +36,13 @@ struct HostProblem {
     return *owned.back();
   }
 
+  /// Binds further epilogue parameters (given this problem, the bindings, M and N).
+  using BindMore = std::function<void(HostProblem&, std::map<std::string, Binding>&, std::int64_t, std::int64_t)>;
+
   HostProblem(DType ab, Dims a_shape, Dims a_strides, Dims b_shape, Dims b_strides, DType d, Dims d_strides = {},
               DType accumulator = DType::f32, DType compute = DType::f32,
-              std::string source = "def epi(accum):\n    D = accum\n    return D\n", DType extra_out = DType::f32) {
+              std::string source = "def epi(accum):\n    D = accum\n    return D\n", DType extra_out = DType::f32,
+              const BindMore& bind_more = {}) {
     const int r = a_shape.size();
     const std::int64_t M = a_shape[r - 2], N = b_shape[b_shape.size() - 1];
     const std::int64_t L = r == 3 ? a_shape[0] : 1;
@@ -48,6 +53,7 @@ struct HostProblem {
     args.compute = compute;
     std::map<std::string, Binding> bindings{{"D", Binding(args.out)}};
     if (source.find(" s\n") != std::string::npos) bindings.emplace("s", Binding(tensor(extra_out, {M, 1}).ref()));
+    if (bind_more) bind_more(*this, bindings, M, N);
     args.epilogue.emplace(source, bindings);
     detail::analyze(args, problem);
   }
@@ -168,6 +174,38 @@ TEST(Sm90Plan, TakesFp8DWithRowsTmaCanStore) {
   }
 }
 
+TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
+  const std::string source = "def epi(accum, C, E):\n    D = accum + C * E\n    return D\n";
+  // C and E of the given dtypes; C's rows `c_ld` elements apart.
+  const auto problem = [&](DType c, DType e, std::int64_t c_ld) {
+    return HostProblem(DType::bf16, {64, 16}, {}, {16, 40}, {}, DType::bf16, {}, DType::f32, DType::f32, source,
+                       DType::f32, [=](HostProblem& hp, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+                         b.emplace("C", Binding(hp.tensor(c, {M, N}, {c_ld, 1}).ref()));
+                         b.emplace("E", Binding(hp.tensor(e, {M, N}).ref()));
+                       });
+  };
+  const Sm90TileConfig pingpong{128, 128, 1, 6, Sm90OperandClass::bits16, true};
+  Sm90Plan plan;
+  // C bf16 with rows 48 elements (96 bytes) apart: the first input is staged.
+  ASSERT_TRUE(problem(DType::bf16, DType::bf16, 48).plan(kBig16, plan));
+  EXPECT_EQ(plan.staged_input, 0);
+  EXPECT_EQ(plan.c.dims[0], 40u);  // {N, M, L}, as D
+  EXPECT_EQ(plan.c.dims[1], 64u);
+  EXPECT_EQ(plan.c.strides[0], 96u);
+  EXPECT_FALSE(plan.c_batched);
+  // C f32 (not D's size) is read from global memory; E f16 is staged instead.
+  ASSERT_TRUE(problem(DType::f32, DType::f16, 48).plan(kBig16, plan));
+  EXPECT_EQ(plan.staged_input, 1);
+  // C's rows 41 elements apart (82 bytes): TMA cannot load it; E is staged.
+  ASSERT_TRUE(problem(DType::bf16, DType::bf16, 41).plan(kBig16, plan));
+  EXPECT_EQ(plan.staged_input, 1);
+  // Neither input fits, or the tile has no slots for it: none is staged.
+  ASSERT_TRUE(problem(DType::f32, DType::f32, 48).plan(kBig16, plan));
+  EXPECT_EQ(plan.staged_input, -1);
+  ASSERT_TRUE(problem(DType::bf16, DType::bf16, 48).plan(pingpong, plan));
+  EXPECT_EQ(plan.staged_input, -1);
+}
+
 TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     SCOPED_TRACE(c.shape_name());
@@ -184,7 +222,7 @@ TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   EXPECT_EQ(small.warpgroup_n(), 64);
   EXPECT_EQ(small.chunk_cols(1), 64);
   EXPECT_EQ(small.epilogue_slots(1), 1);
-  EXPECT_EQ(small.shared_bytes(1), 1024 + 6 * (64 + 128) * 128 + 2 * 64 * 64 + 2 * 6 * 8);
+  EXPECT_EQ(small.shared_bytes(1), 1024 + 6 * (64 + 128) * 128 + 2 * 64 * 64 + (2 * 6 + 2) * 8);
 }
 
 TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
@@ -228,7 +266,7 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   EXPECT_EQ(narrow->chunk_cols(4), 32);
   EXPECT_EQ(narrow->epilogue_slots(2), 1);
   EXPECT_EQ(narrow->epilogue_slots(4), 1);
-  EXPECT_EQ(narrow->shared_bytes(2), 1024 + narrow->stages * 128 * 128 + 2 * 64 * 64 + 16 * narrow->stages);
+  EXPECT_EQ(narrow->shared_bytes(2), 1024 + narrow->stages * 128 * 128 + 2 * 64 * 64 + 16 * narrow->stages + 16);
   // 128x64: each consumer owns 64 x 64; an f32 D takes two 128-byte chunks.
   EXPECT_EQ(wide->warpgroup_n(), 64);
   EXPECT_EQ(wide->chunk_cols(2), 64);
