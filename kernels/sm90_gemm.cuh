@@ -153,7 +153,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                                  (wg_n * Cfg::kWgN % 64) * Cfg::kInBytes,
                              Cfg::kMnChunkBytes, 1024);
 
-  float acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
+  typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
 
   // The CTA's tiles are first + i * step (i = 0, 1, ...); a pingpong
   // consumer takes every other one and skips the other's k-blocks.

@@ -19,7 +19,10 @@ std::string_view device_type(DType t) {
     case DType::bf16: return "__nv_bfloat16";
     case DType::e4m3: return "__nv_fp8_e4m3";
     case DType::e5m2: return "__nv_fp8_e5m2";
-    case DType::f32: return "float";
+    case DType::f32: case DType::tf32: return "float";  // tf32: f32 storage, wgmma reads 19 bits
+    case DType::i8: return "signed char";
+    case DType::u8: return "unsigned char";
+    case DType::i32: return "int";
     default: return "void";
   }
 }
