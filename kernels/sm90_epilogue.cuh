@@ -9,10 +9,10 @@ namespace epigemm::sm90 {
 
 /// Epilogue hook contract. A trivially copyable functor passed to the kernel
 /// by value (so it may hold pointers and scalars):
-///   __device__ float operator()(Acc acc, int m, int n, int l) const;
+///   __device__ V operator()(Acc acc, int m, int n, int l) const;
 /// It is called once for every in-bounds element (m < M, n < N) of batch l
 /// with the accumulator (Cfg::Acc: float, or int for s8/u8 operands); its
-/// result (float, double or int) is rounded to TD (floating point: nearest
+/// result (V: float, double or int) is rounded to TD (floating point: nearest
 /// even, fp8 saturated to finite; integers: nearest even, saturated, NaN
 /// gives 0) and stored to D. An int result, or a double, reaches D with no
 /// rounding through float.
@@ -22,7 +22,7 @@ namespace epigemm::sm90 {
 /// registers) defines instead a nested `Tile` type, built once per warpgroup
 /// tile and used in place of operator():
 ///   __device__ Tile(const Epi& epi, int l, int M, int N);
-///   __device__ float operator()(Acc acc, int m, int n, int h, int c);
+///   __device__ V operator()(Acc acc, int m, int n, int h, int c);
 ///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ void end_tile(int row0, int M, int lane);
 /// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +

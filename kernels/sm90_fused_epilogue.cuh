@@ -29,6 +29,11 @@ __device__ __forceinline__ float epg_sm90_result(float v) { return v; }
 __device__ __forceinline__ float epg_sm90_result(__half v) { return __half2float(v); }
 __device__ __forceinline__ double epg_sm90_result(int v) { return v; }
 
+// A value stored to D as the hook's DValue: an int32 accumulator stored as
+// it is stays an int (the kernel stores it without a conversion).
+template <class DValue, class V> __device__ __forceinline__ DValue epg_sm90_d_value(V v) { return epg_sm90_result(v); }
+template <> __device__ __forceinline__ int epg_sm90_d_value<int, int>(int v) { return v; }
+
 // Element `offset` of a DT input through the read-only (non-coherent) path.
 // NOTE: epilogue inputs never overlap outputs (analyze() checks), so these
 // loads may be scheduled ahead of the epilogue's own global stores.
@@ -74,9 +79,13 @@ __device__ __forceinline__ void epg_sm90_prefetch_l2(const void* address) {
 // warpgroup tile when narrower); kUnitIn /
 // kUnitOut: bit I (J) set when input I (output J) steps by one element along
 // its contiguous axis (n for rows and tiles, m for columns), so its offsets
-// need no multiply; kLoop: stage the chunks in a loop (long epilogues).
+// need no multiply; kLoop: stage the chunks in a loop (long epilogues);
+// DValue: the type of D's value handed to the kernel: the Compute type
+// (float) when D is computed, or the accumulator's when D is the accumulator
+// as it is (int for int32: D = accum into i32 is then a plain copy); by
+// default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false>
+          bool kLoop = false, class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook {
   using Compute = typename Epi::Compute;
   using Params = typename Epi::Params;
@@ -161,8 +170,8 @@ struct EpgSm90Hook {
     // One element: h and c are the register coordinates of the kernel's Tile
     // contract (sm90_epilogue.cuh).
     template <class KernelAcc>
-    __device__ __forceinline__ Result operator()(KernelAcc acc, int m, int n, int h, int c) {
-      Ctx ctx{*this, m, n, h, c, Result(0)};
+    __device__ __forceinline__ DValue operator()(KernelAcc acc, int m, int n, int h, int c) {
+      Ctx ctx{*this, m, n, h, c, DValue(0)};
       Epi::apply(ctx, epg_sm90_acc<typename Epi::Acc>(acc));
       return ctx.result;
     }
@@ -185,7 +194,7 @@ struct EpgSm90Hook {
     Tile& t;
     long long m, n;
     int h, c;
-    Result result;
+    DValue result;
 
     template <int I>
     __device__ __forceinline__ Compute load() const {
@@ -210,7 +219,7 @@ struct EpgSm90Hook {
       constexpr bool kUnit = epg_sm90_bit(kUnitOut, J);
       const EpgOperand& o = t.p.out[J];
       if constexpr (J == kDSlot) {
-        result = epg_sm90_result(value);
+        result = epg_sm90_d_value<DValue>(value);
       } else if constexpr (kUnit) {
         // Even column: wait for the odd one unless it lies outside D.
         const long long at = t.l * o.stride_l + m * o.stride_m + n;

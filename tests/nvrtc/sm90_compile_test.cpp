@@ -317,8 +317,12 @@ TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
     const DType d2 = narrow ? DType::f16 : as_is[i];
     jobs.push_back(make_job(combo.name + "_D_" + std::string(to_string(d1)), bias_and_extra_output(d1), combo, config,
                             true, true, rng));
+    // A computed D reaches the kernel as the f32 it was computed in; the
+    // accumulator itself as an int (a plain copy into an i32 D).
+    EXPECT_TRUE(jobs.back().source.name_expression.ends_with(", float>>")) << jobs.back().source.name_expression;
     jobs.push_back(make_job(combo.name + "_accum_D_" + std::string(to_string(d2)), with_d(accum_only, d2), combo,
                             config, true, true, rng));
+    EXPECT_TRUE(jobs.back().source.name_expression.ends_with(", int>>")) << jobs.back().source.name_expression;
     ++i;
   }
   EXPECT_EQ(i, 7u);
