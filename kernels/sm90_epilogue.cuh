@@ -12,17 +12,20 @@ namespace epigemm::sm90 {
 
 /// Epilogue hook contract. A trivially copyable functor passed to the kernel
 /// by value (so it may hold pointers and scalars):
-///   __device__ float operator()(float acc, int m, int n, int l) const;
+///   __device__ V operator()(Acc acc, int m, int n, int l) const;
 /// It is called once for every in-bounds element (m < M, n < N) of batch l
-/// with the f32 accumulator; its result is rounded to TD (fp8: nearest even,
-/// saturated to finite) and stored to D.
+/// with the accumulator (Cfg::Acc: float, or int for s8/u8 operands); its
+/// result (V: float, double or int) is rounded to TD (floating point: nearest
+/// even, fp8 saturated to finite; integers: nearest even, saturated, NaN
+/// gives 0) and stored to D. An int result, or a double, reaches D with no
+/// rounding through float.
 /// It may read any global memory and write or reduce into other outputs itself.
 ///
 /// A hook that keeps state across a warpgroup tile (e.g. partial reductions in
 /// registers) defines instead a nested `Tile` type, built once per warpgroup
 /// tile and used in place of operator():
 ///   __device__ Tile(const Epi& epi, int l, int M, int N);
-///   __device__ float operator()(float acc, float staged, int m, int n, int h, int c);
+///   __device__ V operator()(Acc acc, float staged, int m, int n, int h, int c);
 ///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ void end_tile(int row0, int M, int lane);
 /// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +
@@ -33,7 +36,10 @@ namespace epigemm::sm90 {
 /// warpgroup calls them together, so they may use warp shuffles. `staged` is
 /// the element (m, n) of the hook's staged input (see StagesInput), else 0.
 struct IdentityEpilogue {
-  __device__ __forceinline__ float operator()(float acc, int, int, int) const { return acc; }
+  template <class Acc>
+  __device__ __forceinline__ Acc operator()(Acc acc, int, int, int) const {
+    return acc;
+  }
 };
 
 /// The Tile of a hook that has none: forwards to its operator().
@@ -42,7 +48,8 @@ struct PlainTile {
   const Epi& epi;
   int l;
   __device__ __forceinline__ PlainTile(const Epi& e, int batch, int, int) : epi(e), l(batch) {}
-  __device__ __forceinline__ float operator()(float acc, float, int m, int n, int, int) const {
+  template <class Acc>
+  __device__ __forceinline__ auto operator()(Acc acc, float, int m, int n, int, int) const {
     return epi(acc, m, n, l);
   }
   __device__ __forceinline__ void end_chunk(int, int, int, int, int) {}
@@ -143,6 +150,17 @@ __device__ __forceinline__ float2 staged_pair(u32 bits) {
   }
 }
 
+// A hook's result as the kernel rounds it to TD: float as it is, double or
+// int without a detour through float (int converts exactly to double).
+__device__ __forceinline__ float d_value(float v) { return v; }
+__device__ __forceinline__ double d_value(double v) { return v; }
+__device__ __forceinline__ double d_value(int v) { return v; }
+
+/// Nearest even integer, saturated to the int range; NaN gives 0 (cvt.rni).
+__device__ __forceinline__ int to_s32(float v) { return __float2int_rn(v); }
+__device__ __forceinline__ int to_s32(double v) { return __double2int_rn(v); }
+__device__ __forceinline__ int to_s32(int v) { return v; }
+
 /// Two floats rounded to TD and packed as they lie in memory (first = low).
 template <class TD>
 __device__ __forceinline__ u32 pack2(float lo, float hi) {
@@ -156,6 +174,19 @@ __device__ __forceinline__ u32 pack2(float lo, float hi) {
   return r;
 }
 
+/// The same for two doubles (each rounded once, as epg_encode does).
+template <class TD>
+__device__ __forceinline__ u32 pack2(double lo, double hi) {
+  if constexpr (kSameType<TD, __nv_bfloat16>) {
+    return static_cast<u32>(__bfloat16_as_ushort(__double2bfloat16(lo))) |
+           (static_cast<u32>(__bfloat16_as_ushort(__double2bfloat16(hi))) << 16);
+  } else {
+    static_assert(kSameType<TD, __half>, "pack2 needs a 16-bit type");
+    return static_cast<u32>(__half_as_ushort(__double2half(lo))) |
+           (static_cast<u32>(__half_as_ushort(__double2half(hi))) << 16);
+  }
+}
+
 /// Two floats rounded to fp8 TD (nearest even, saturated to the largest finite
 /// value, as epg_encode) and packed as they lie in memory (first = low byte).
 template <class TD>
@@ -163,6 +194,39 @@ __device__ __forceinline__ u16 pack2_fp8(float lo, float hi) {
   static_assert(kSameType<TD, __nv_fp8_e4m3> || kSameType<TD, __nv_fp8_e5m2>, "pack2_fp8 needs an fp8 type");
   constexpr __nv_fp8_interpretation_t kKind = kSameType<TD, __nv_fp8_e5m2> ? __NV_E5M2 : __NV_E4M3;
   return __nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE, kKind);
+}
+
+/// Two hook results rounded to a one-byte TD and packed (first = low byte):
+/// fp8 as pack2_fp8 (doubles rounded once each), s8/u8 to the nearest even
+/// integer saturated to the type's range, NaN to 0 (as epg_encode).
+template <class TD, class V>
+__device__ __forceinline__ u16 pack2_byte(V lo, V hi) {
+  if constexpr (kIsInt8<TD>) {
+    constexpr int kMin = kSameType<TD, signed char> ? -128 : 0, kMax = kSameType<TD, signed char> ? 127 : 255;
+    const auto byte = [](V v) {
+      const int i = to_s32(v);
+      return static_cast<u16>((i < kMin ? kMin : i > kMax ? kMax : i) & 0xff);
+    };
+    return static_cast<u16>(byte(lo) | (byte(hi) << 8));
+  } else if constexpr (kSameType<decltype(d_value(lo)), double>) {
+    constexpr __nv_fp8_interpretation_t kKind = kSameType<TD, __nv_fp8_e5m2> ? __NV_E5M2 : __NV_E4M3;
+    return static_cast<u16>(__nv_cvt_double_to_fp8(d_value(lo), __NV_SATFINITE, kKind) |
+                            (__nv_cvt_double_to_fp8(d_value(hi), __NV_SATFINITE, kKind) << 8));
+  } else {
+    return pack2_fp8<TD>(lo, hi);
+  }
+}
+
+/// A hook result rounded to a four-byte TD (float or int), as its bits.
+template <class TD, class V>
+__device__ __forceinline__ u32 bits32(V v) {
+  if constexpr (kSameType<TD, int>) {
+    return static_cast<u32>(to_s32(v));
+  } else {
+    static_assert(kSameType<TD, float>, "a four-byte D is float or int");
+    if constexpr (kSameType<V, float>) return __float_as_uint(v);
+    else return __float_as_uint(__double2float_rn(d_value(v)));
+  }
 }
 
 /// Writes the in-bounds part of one staged chunk (64 rows x kChunkCols, swizzled
@@ -193,11 +257,12 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, const GemmParams& p
 /// The hook's value for one accumulator (register coordinates h, c as in
 /// the Tile contract; `staged`: the staged input's element); with kChecked,
 /// 0 outside D.
-template <bool kChecked, class Tile>
-__device__ __forceinline__ float epi_value(Tile& tile, float acc, float staged, int m, int n, int h, int c,
-                                           int M, int N) {
+template <bool kChecked, class Tile, class Acc>
+__device__ __forceinline__ auto epi_value(Tile& tile, Acc acc, float staged, int m, int n, int h, int c,
+                                          int M, int N) {
+  using V = decltype(tile(acc, staged, m, n, h, c));
   if constexpr (kChecked) {
-    if (m >= M || n >= N) return 0.f;
+    if (m >= M || n >= N) return V(0);
   }
   return tile(acc, staged, m, n, h, c);
 }
@@ -212,7 +277,7 @@ __device__ __forceinline__ float epi_value(Tile& tile, float acc, float staged, 
 /// it then writes, and a warp touches only its own 16 rows, so the chunk is
 /// overwritten in place without a barrier.
 template <bool kChecked, class Cfg, bool kStaged, class S, class Tile>
-__device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRegs], u32 slot,
+__device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)[Cfg::kAccRegs], u32 slot,
                                             int chunk, int m_base, int n_base, int M, int N,
                                             int warp, int lane) {
   constexpr int kGroups = Cfg::kChunkCols / 8;  // 8-column register groups per chunk
@@ -222,7 +287,7 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
   // The whole chunk's values are computed before the first shared store, so
   // the hook's global loads for all of them can be in flight together.
   if constexpr (Cfg::kOutBytes == 1) {
-    // fp8: a row's two values of group g are 2 bytes at byte 8g + 2*(lane%4),
+    // fp8, s8, u8: a row's two values of group g are 2 bytes at byte 8g + 2*(lane%4),
     // stored with one 16-bit store. Per store the warp's 8 rows (lane/4) sit
     // in 8 different 16-byte units of the swizzle (128-byte rows: unit
     // (g/2) ^ r; 64-byte rows: half r%2, unit (g/2) ^ (r/2)%4), so its 64
@@ -244,9 +309,9 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
       for (int h = 0; h < 2; ++h) {
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
         const float2 in = staged_pair<kStaged, S>(in_bits[g][h]);
-        const float v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], in.x, m, n, h, 2 * g, M, N);
-        const float v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], in.y, m, n + 1, h, 2 * g + 1, M, N);
-        packed[g][h] = pack2_fp8<typename Cfg::TD>(v0, v1);
+        const auto v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], in.x, m, n, h, 2 * g, M, N);
+        const auto v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], in.y, m, n + 1, h, 2 * g + 1, M, N);
+        packed[g][h] = pack2_byte<typename Cfg::TD>(v0, v1);
       }
     }
 #pragma unroll
@@ -276,9 +341,9 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
         const int gi = g + i / 2, q = chunk * kGroups + gi, h = i % 2, c = 2 * gi;
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
         const float2 in = staged_pair<kStaged, S>(regs[g / 2][i]);
-        const float v0 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h], in.x, m, n, h, c, M, N);
-        const float v1 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h + 1], in.y, m, n + 1, h, c + 1, M, N);
-        regs[g / 2][i] = pack2<typename Cfg::TD>(v0, v1);
+        const auto v0 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h], in.x, m, n, h, c, M, N);
+        const auto v1 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h + 1], in.y, m, n + 1, h, c + 1, M, N);
+        regs[g / 2][i] = pack2<typename Cfg::TD>(d_value(v0), d_value(v1));
       }
     }
     if constexpr (kStaged) __syncwarp();  // every lane's reads precede the warp's stores
@@ -288,28 +353,29 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
       stmatrix_x4(addr, regs[g / 2][0], regs[g / 2][1], regs[g / 2][2], regs[g / 2][3]);
     }
   } else {
-    // f32 (always 128-byte chunk rows): two 8-byte stores per group; a row's
-    // 32 bytes span units 2g, 2g+1.
-    float values[kGroups][2][2];
+    // f32 or int (always 128-byte chunk rows): two 8-byte stores per group; a
+    // row's 32 bytes span units 2g, 2g+1.
+    float in[kGroups][2][2] = {};
+    if constexpr (kStaged) {
 #pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
+      for (int g = 0; g < kGroups; ++g) {
+        const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        values[g][h][0] = values[g][h][1] = 0.f;
-        if constexpr (kStaged)
-          ld_shared_v2_f32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), values[g][h][0], values[g][h][1]);
+        for (int h = 0; h < 2; ++h)
+          ld_shared_v2_f32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), in[g][h][0], in[g][h][1]);
       }
     }
+    u32 values[kGroups][2][2];
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
       const int q = chunk * kGroups + g;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        values[g][h][0] = epi_value<kChecked>(tile, acc[4 * g + 2 * h], values[g][h][0], m, n, h, 2 * g, M, N);
-        values[g][h][1] =
-            epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], values[g][h][1], m, n + 1, h, 2 * g + 1, M, N);
+        values[g][h][0] = bits32<typename Cfg::TD>(
+            epi_value<kChecked>(tile, acc[4 * g + 2 * h], in[g][h][0], m, n, h, 2 * g, M, N));
+        values[g][h][1] = bits32<typename Cfg::TD>(
+            epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], in[g][h][1], m, n + 1, h, 2 * g + 1, M, N));
       }
     }
 #pragma unroll
@@ -317,7 +383,7 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, float (&acc)[Cfg::kAccRe
       const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
 #pragma unroll
       for (int h = 0; h < 2; ++h)
-        st_shared_v2_f32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), values[g][h][0], values[g][h][1]);
+        st_shared_v2_b32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), values[g][h][0], values[g][h][1]);
     }
   }
 }
@@ -358,7 +424,7 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 /// epilogue is inlined once per chunk rather than once per tile.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
-                                                     float (&acc)[Cfg::kAccRegs],
+                                                     typename Cfg::Acc (&acc)[Cfg::kAccRegs],
                                                      const CUtensorMap* tma_d, u32 staging,
                                                      const GemmParams& p, int m_base, int n_base,
                                                      int l, int tid, int barrier_id, u32 staged_bar,

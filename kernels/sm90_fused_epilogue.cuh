@@ -10,15 +10,29 @@
 #include "epilogue_params.cuh"
 #include "reduce_atomics.cuh"
 
-// The kernel's f32 accumulator as the epilogue's Acc type. An f16
-// accumulator is the f32 sum rounded once, as the reference defines it.
+// The kernel's accumulator as the epilogue's Acc type. An f16 accumulator
+// is the f32 sum rounded once, as the reference defines it; an int32
+// accumulator (s8/u8 operands) arrives as it is.
 template <class Acc> __device__ __forceinline__ Acc epg_sm90_acc(float acc);
 template <> __device__ __forceinline__ float epg_sm90_acc<float>(float acc) { return acc; }
 template <> __device__ __forceinline__ __half epg_sm90_acc<__half>(float acc) { return __float2half_rn(acc); }
+template <class Acc> __device__ __forceinline__ Acc epg_sm90_acc(int acc) { return acc; }
 
-// A value stored to D, as the f32 the kernel rounds to D's type.
+// The type a value stored to D (or paired with its neighbour) is held in
+// until the kernel rounds it: float, or double for int32 accumulators, so
+// that both an int32 accumulator and an f32 compute value pass exactly.
+template <class Acc> struct EpgSm90Result { using type = float; };
+template <> struct EpgSm90Result<int> { using type = double; };
+
+// A value stored to D, as the Result the kernel rounds to D's type.
 __device__ __forceinline__ float epg_sm90_result(float v) { return v; }
 __device__ __forceinline__ float epg_sm90_result(__half v) { return __half2float(v); }
+__device__ __forceinline__ double epg_sm90_result(int v) { return v; }
+
+// A value stored to D as the hook's DValue: an int32 accumulator stored as
+// it is stays an int (the kernel stores it without a conversion).
+template <class DValue, class V> __device__ __forceinline__ DValue epg_sm90_d_value(V v) { return epg_sm90_result(v); }
+template <> __device__ __forceinline__ int epg_sm90_d_value<int, int>(int v) { return v; }
 
 // Element `offset` of a DT input through the read-only (non-coherent) path.
 // NOTE: epilogue inputs never overlap outputs (analyze() checks), so these
@@ -40,10 +54,10 @@ struct alignas(2 * sizeof(S)) EpgSm90Pair {
   S lo, hi;
 };
 
-// Stores a and b rounded to DT at base[offset] and base[offset + 1]: one
-// store when the pair is aligned to its size, else two.
-template <int DT>
-__device__ __forceinline__ void epg_sm90_store_pair(void* base, long long offset, float a, float b) {
+// Stores a and b (float or double) rounded to DT at base[offset] and
+// base[offset + 1]: one store when the pair is aligned to its size, else two.
+template <int DT, class V>
+__device__ __forceinline__ void epg_sm90_store_pair(void* base, long long offset, V a, V b) {
   using S = typename EpgStorage<DT>::type;
   S* at = static_cast<S*>(base) + offset;
   const S lo = epg_encode<DT>(a), hi = epg_encode<DT>(b);
@@ -85,12 +99,17 @@ struct EpgSm90StagedInput<Epi, kStaged, true> {
 // its contiguous axis (n for rows and tiles, m for columns), so its offsets
 // need no multiply; kLoop: stage the chunks in a loop (long epilogues);
 // kStaged: the full-tile input the kernel TMA-loads into the output staging
-// slots (its value reaches Tile::operator() as `staged`), or -1.
+// slots (its value reaches Tile::operator() as `staged`), or -1;
+// DValue: the type of D's value handed to the kernel: the Compute type
+// (float) when D is computed, or the accumulator's when D is the accumulator
+// as it is (int for int32: D = accum into i32 is then a plain copy); by
+// default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1>
+          bool kLoop = false, int kStaged = -1, class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
   using Compute = typename Epi::Compute;
   using Params = typename Epi::Params;
+  using Result = typename EpgSm90Result<typename Epi::Acc>::type;
   static constexpr int kReduceSlots = Epi::kNumReduce > 0 ? Epi::kNumReduce : 1;
   static constexpr int kInputs = Epi::kNumInputs > 0 ? Epi::kNumInputs : 1;
   static constexpr int kCols = kChunkCols / 4;  // a thread's columns in one chunk
@@ -144,7 +163,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
     Compute row[kReduceSlots][2];
     Compute col[kReduceSlots][kCols];
     Compute all[kReduceSlots];
-    float pending[kOutputs];
+    Result pending[kOutputs];
 
     __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int M, int columns)
         : p(hook.params), l(batch), N(columns) {
@@ -170,8 +189,9 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
 
     // One element: h and c are the register coordinates of the kernel's Tile
     // contract (sm90_epilogue.cuh).
-    __device__ __forceinline__ float operator()(float acc, float staged, int m, int n, int h, int c) {
-      Ctx ctx{*this, m, n, h, c, staged, 0.f};
+    template <class KernelAcc>
+    __device__ __forceinline__ DValue operator()(KernelAcc acc, float staged, int m, int n, int h, int c) {
+      Ctx ctx{*this, m, n, h, c, staged, DValue(0)};
       Epi::apply(ctx, epg_sm90_acc<typename Epi::Acc>(acc));
       return ctx.result;
     }
@@ -195,7 +215,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
     long long m, n;
     int h, c;
     float staged;  // input kStaged's element (m, n)
-    float result;
+    DValue result;
 
     template <int I>
     __device__ __forceinline__ Compute load() const {
@@ -222,7 +242,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
       constexpr bool kUnit = epg_sm90_bit(kUnitOut, J);
       const EpgOperand& o = t.p.out[J];
       if constexpr (J == kDSlot) {
-        result = epg_sm90_result(value);
+        result = epg_sm90_d_value<DValue>(value);
       } else if constexpr (kUnit) {
         // Even column: wait for the odd one unless it lies outside D.
         const long long at = t.l * o.stride_l + m * o.stride_m + n;
@@ -231,7 +251,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
         } else if (c % 2 == 0) {
           epg_store<Epi::kOutDType[J]>(o.ptr, at, value);
         } else {
-          epg_sm90_store_pair<Epi::kOutDType[J]>(o.ptr, at - 1, t.pending[J], epg_sm90_result(value));
+          epg_sm90_store_pair<Epi::kOutDType[J]>(o.ptr, at - 1, t.pending[J], Result(epg_sm90_result(value)));
         }
       } else {
         epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n, value);

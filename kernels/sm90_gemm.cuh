@@ -158,7 +158,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                                  (wg_n * Cfg::kWgN % 64) * Cfg::kInBytes,
                              Cfg::kMnChunkBytes, 1024);
 
-  float acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
+  typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
 
   // A staged epilogue input is loaded once the main loop is under way
   // (after k-block issue_kb's wgmmas are issued), one load per tile.

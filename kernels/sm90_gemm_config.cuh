@@ -30,9 +30,26 @@ struct GemmParams {
 /// Largest dynamic shared memory one block may use on sm_90 (227 KB).
 inline constexpr int kMaxSmemBytes = 232448;
 
-/// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major) or
-/// __nv_fp8_e4m3/__nv_fp8_e5m2 (K-major only); TD: __half, __nv_bfloat16, float,
-/// __nv_fp8_e4m3 or __nv_fp8_e5m2 (rounded to nearest even, saturated to finite).
+/// The accumulator type of operand type T: int for s8/u8, else float.
+template <class T>
+struct AccumulatorOf {
+  using type = float;
+};
+template <>
+struct AccumulatorOf<signed char> {
+  using type = int;
+};
+template <>
+struct AccumulatorOf<unsigned char> {
+  using type = int;
+};
+
+/// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major), or K-major
+/// only: __nv_fp8_e4m3/__nv_fp8_e5m2, float (tf32: the low 13 mantissa bits
+/// are ignored) or signed/unsigned char (s8/u8, int accumulators); TD: __half,
+/// __nv_bfloat16, float, __nv_fp8_e4m3 or __nv_fp8_e5m2 (rounded to nearest
+/// even, saturated to finite), int, signed char or unsigned char (nearest
+/// even, saturated; NaN gives 0).
 /// kBM x kBN: the CTA tile; its two consumer warpgroups each own 64 x kWgN, with
 /// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {32, 64, 128, 192, 256};
 /// kStages: mbarrier ring depth; kClusterM: 1 or 2 (two CTAs along M share B
@@ -49,6 +66,7 @@ struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
   using TD = TD_;
+  using Acc = typename AccumulatorOf<TA_>::type;  ///< float, or int for s8/u8 A and B
   static constexpr Major kMajorA = kMajorA_;
   static constexpr Major kMajorB = kMajorB_;
   static constexpr int kBM = kBM_;
@@ -60,7 +78,7 @@ struct GemmConfig {
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));
   static constexpr int kBK = 128 / kInBytes;         ///< one 128-byte swizzle row of K
-  static constexpr int kInstK = 32 / kInBytes;       ///< K of one wgmma: 16 (16-bit), 32 (8-bit)
+  static constexpr int kInstK = 32 / kInBytes;       ///< K of one wgmma: 8 (tf32), 16 (16-bit), 32 (8-bit)
   static constexpr int kKSteps = kBK / kInstK;       ///< wgmmas per stage and warpgroup
   static constexpr int kTransA = kMajorA == Major::MN ? 1 : 0;
   static constexpr int kTransB = kMajorB == Major::MN ? 1 : 0;
@@ -79,7 +97,7 @@ struct GemmConfig {
   /// Named barriers 1 + c are consumer c's epilogue barriers; kOrderBarrier + c
   /// hands the tensor cores to pingpong consumer c.
   static constexpr int kOrderBarrier = 3;
-  static constexpr int kAccRegs = kWgN / 2;            ///< f32 accumulators per thread and row block
+  static constexpr int kAccRegs = kWgN / 2;            ///< accumulators per thread and row block
 
   // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
   static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
@@ -127,7 +145,9 @@ struct GemmConfig {
 
   static_assert(sizeof(TA) == sizeof(TB), "A and B must have the same element size");
   static_assert(kInBytes == 2 || (kMajorA == Major::K && kMajorB == Major::K),
-                "8-bit operands must be K-major");
+                "8-bit and tf32 operands must be K-major");
+  static_assert(kSameType<typename AccumulatorOf<TA_>::type, typename AccumulatorOf<TB_>::type>,
+                "A and B must both be integers (s8/u8) or both floating point");
   static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
   static_assert(kWgRows * kAccRegs <= 128, "a consumer holds at most 128 accumulators per thread");
   static_assert(kWgN == 32 || kWgN == 64 || kWgN == 128 || kWgN == 192 || kWgN == 256,
@@ -136,7 +156,8 @@ struct GemmConfig {
   static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
                                     : (kBN / 64) % kClusterM == 0 && kBN % 64 == 0,
                 "B tile cannot be split across the cluster");
-  static_assert(kOutBytes == 1 || kOutBytes == 2 || kOutBytes == 4, "D must be fp8, f16, bf16 or f32");
+  static_assert(kOutBytes == 1 || kOutBytes == 2 || kOutBytes == 4,
+                "D must be fp8, s8/u8, f16, bf16, f32 or int");
   static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64, "staged rows must be 64 or 128 bytes");
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");

@@ -245,6 +245,11 @@ __device__ __forceinline__ void fence_regs(float (&d)[kN]) {
 #pragma unroll
   for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
+template <int kN>
+__device__ __forceinline__ void fence_regs(int (&d)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(d[i])::"memory");
+}
 
 /// Shared-memory matrix descriptor for a 128-byte-swizzled operand tile.
 /// K-major: rows of 128 bytes along K, 8-row atoms `sbo` bytes apart (lbo unused).
@@ -320,6 +325,11 @@ __device__ __forceinline__ void ld_shared_v2_f32(u32 addr, float& a, float& b) {
 /// 8-byte shared store of two floats.
 __device__ __forceinline__ void st_shared_v2_f32(u32 addr, float a, float b) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
+
+/// 8-byte shared store of two 32-bit words.
+__device__ __forceinline__ void st_shared_v2_b32(u32 addr, u32 a, u32 b) {
+  asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(addr), "r"(a), "r"(b) : "memory");
 }
 
 }  // namespace epigemm::sm90

@@ -1,7 +1,8 @@
-// wgmma.mma_async wrappers (shared-memory A and B, f32 accumulators) for the
-// warpgroup tile widths the sm90 GEMM uses (N = 32, 64, 128, 192, 256):
-// m64nNk16 for f16/bf16 (either operand K- or MN-major) and m64nNk32 for fp8
-// e4m3/e5m2 (K-major only).
+// wgmma.mma_async wrappers (shared-memory A and B) for the warpgroup tile
+// widths the sm90 GEMM uses (N = 32, 64, 128, 192, 256): m64nNk16 for
+// f16/bf16 (either operand K- or MN-major), m64nNk32 for fp8 e4m3/e5m2 and
+// m64nNk8 for tf32 (f32 accumulators), m64nNk32 for s8/u8 (s32 accumulators);
+// all but f16/bf16 K-major only.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -10,7 +11,7 @@
 
 #include "sm90_ptx.cuh"
 
-// Accumulator fragment of m64nNk{16,32} with f32 D, per thread of the warpgroup:
+// Accumulator fragment of m64nNk{8,16,32} (f32 or s32 D), per thread of the warpgroup:
 // (T128,V(N/2)) -> (M64,N): thread t = 32*w + l, value i:
 //   row = 16*w + l/4 + 8*((i/2)%2),  col = 8*(i/4) + 2*(l%4) + i%2.
 
@@ -26,6 +27,19 @@
 #define EPIGEMM_ACC_OPS96(d) EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64)
 #define EPIGEMM_ACC_OPS128(d) \
   EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64), EPIGEMM_ACC32(d, 96)
+
+// The same for int32 accumulators ("+r").
+#define EPIGEMM_IACC8(d, i)                                                              \
+  "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3]), "+r"(d[i + 4]), "+r"(d[i + 5]), \
+      "+r"(d[i + 6]), "+r"(d[i + 7])
+#define EPIGEMM_IACC32(d, i) \
+  EPIGEMM_IACC8(d, i), EPIGEMM_IACC8(d, i + 8), EPIGEMM_IACC8(d, i + 16), EPIGEMM_IACC8(d, i + 24)
+#define EPIGEMM_IACC_OPS16(d) EPIGEMM_IACC8(d, 0), EPIGEMM_IACC8(d, 8)
+#define EPIGEMM_IACC_OPS32(d) EPIGEMM_IACC32(d, 0)
+#define EPIGEMM_IACC_OPS64(d) EPIGEMM_IACC32(d, 0), EPIGEMM_IACC32(d, 32)
+#define EPIGEMM_IACC_OPS96(d) EPIGEMM_IACC32(d, 0), EPIGEMM_IACC32(d, 32), EPIGEMM_IACC32(d, 64)
+#define EPIGEMM_IACC_OPS128(d) \
+  EPIGEMM_IACC32(d, 0), EPIGEMM_IACC32(d, 32), EPIGEMM_IACC32(d, 64), EPIGEMM_IACC32(d, 96)
 
 // The same accumulators as a PTX vector of operand numbers.
 #define EPIGEMM_WGMMA_REGS16 \
@@ -96,6 +110,29 @@
     EPIGEMM_WGMMA_8BIT(e5m2_e5m2, "m64n" #N "k32", "f32.e5m2.e5m2", REGS, ACC, R, PA, PB, PS)  \
   };
 
+// One integer wgmma (K-major only; no scale or transpose immediates). The s32
+// sums wrap on overflow (no .satfinite), as the reference's int32 does.
+#define EPIGEMM_WGMMA_INT(NAME, SHAPE, TYPES, REGS, ACC, R, PA, PB, PS)                      \
+  static __device__ __forceinline__ void NAME(int(&d)[R], u64 desc_a, u64 desc_b, int scale_d) { \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                           \
+                 "wgmma.mma_async.sync.aligned." SHAPE "." TYPES " " REGS ", %" #PA ", %" #PB \
+                 ", p;\n}\n"                                                               \
+                 : ACC(d)                                                                   \
+                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                 \
+  }
+
+// tf32 (f32 accumulators, like fp8: scale immediates, no transpose) and the
+// four s8/u8 pairings (s32 accumulators) for warpgroup width N.
+#define EPIGEMM_DEFINE_WGMMA_TF32_INT8(N, R, REGS, ACC, IACC, PA, PB, PS)                       \
+  template <>                                                                                 \
+  struct WgmmaTf32Int8<N> {                                                                   \
+    EPIGEMM_WGMMA_8BIT(tf32, "m64n" #N "k8", "f32.tf32.tf32", REGS, ACC, R, PA, PB, PS)          \
+    EPIGEMM_WGMMA_INT(s8_s8, "m64n" #N "k32", "s32.s8.s8", REGS, IACC, R, PA, PB, PS)            \
+    EPIGEMM_WGMMA_INT(s8_u8, "m64n" #N "k32", "s32.s8.u8", REGS, IACC, R, PA, PB, PS)            \
+    EPIGEMM_WGMMA_INT(u8_s8, "m64n" #N "k32", "s32.u8.s8", REGS, IACC, R, PA, PB, PS)            \
+    EPIGEMM_WGMMA_INT(u8_u8, "m64n" #N "k32", "s32.u8.u8", REGS, IACC, R, PA, PB, PS)            \
+  };
+
 namespace epigemm::sm90 {
 
 /// wgmma.mma_async m64nN with both operands in shared memory; N is the
@@ -110,20 +147,55 @@ EPIGEMM_DEFINE_WGMMA(192, 96, EPIGEMM_WGMMA_REGS96, EPIGEMM_ACC_OPS96, 96, 97, 9
 EPIGEMM_DEFINE_WGMMA(256, 128, EPIGEMM_WGMMA_REGS128, EPIGEMM_ACC_OPS128, 128, 129, 130, 131,
                      132)
 
+/// The tf32 and int8 wgmmas of width N (both operands K-major).
+template <int kN>
+struct WgmmaTf32Int8;
+
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(32, 16, EPIGEMM_WGMMA_REGS16, EPIGEMM_ACC_OPS16, EPIGEMM_IACC_OPS16, 16, 17, 18)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(64, 32, EPIGEMM_WGMMA_REGS32, EPIGEMM_ACC_OPS32, EPIGEMM_IACC_OPS32, 32, 33, 34)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(128, 64, EPIGEMM_WGMMA_REGS64, EPIGEMM_ACC_OPS64, EPIGEMM_IACC_OPS64, 64, 65, 66)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(192, 96, EPIGEMM_WGMMA_REGS96, EPIGEMM_ACC_OPS96, EPIGEMM_IACC_OPS96, 96, 97, 98)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(256, 128, EPIGEMM_WGMMA_REGS128, EPIGEMM_ACC_OPS128, EPIGEMM_IACC_OPS128, 128, 129,
+                               130)
+
 /// Compile-time type equality (no <type_traits> under NVRTC).
 template <class A, class B>
 inline constexpr bool kSameType = false;
 template <class A>
 inline constexpr bool kSameType<A, A> = true;
 
-/// Issues one wgmma for operand types TA x TB (f16, bf16, e4m3, e5m2) into the
-/// (T128,V(N/2)) -> (M64,N) accumulator fragment `d`. kTransA/kTransB = 1
-/// selects an MN-major operand (16-bit types only).
-template <class TA, class TB, int kN, int kTransA, int kTransB>
-__device__ __forceinline__ void wgmma_ss(float (&d)[kN / 2], u64 desc_a, u64 desc_b,
+/// Whether T is one of the int8 types (signed char, unsigned char: s8, u8).
+template <class T>
+inline constexpr bool kIsInt8 = kSameType<T, signed char> || kSameType<T, unsigned char>;
+
+/// Issues one wgmma for operand types TA x TB (f16, bf16, e4m3, e5m2, float
+/// meaning tf32, signed/unsigned char meaning s8/u8) into the
+/// (T128,V(N/2)) -> (M64,N) accumulator fragment `d` (float, or int for
+/// s8/u8). kTransA/kTransB = 1 selects an MN-major operand (16-bit types only).
+template <class TA, class TB, int kN, int kTransA, int kTransB, class Acc>
+__device__ __forceinline__ void wgmma_ss(Acc (&d)[kN / 2], u64 desc_a, u64 desc_b,
                                          int scale_d) {
   using Op = Wgmma<kN>;
-  if constexpr (kSameType<TA, __half> && kSameType<TB, __half>) {
+  using Op2 = WgmmaTf32Int8<kN>;
+  if constexpr (kIsInt8<TA> || kIsInt8<TB>) {
+    static_assert(kTransA == 0 && kTransB == 0, "int8 wgmma needs K-major A and B");
+    static_assert(kIsInt8<TA> && kIsInt8<TB> && kSameType<Acc, int>,
+                  "int8 wgmma takes s8/u8 A and B and int accumulators");
+    if constexpr (kSameType<TA, signed char> && kSameType<TB, signed char>) {
+      Op2::s8_s8(d, desc_a, desc_b, scale_d);
+    } else if constexpr (kSameType<TA, signed char>) {
+      Op2::s8_u8(d, desc_a, desc_b, scale_d);
+    } else if constexpr (kSameType<TB, signed char>) {
+      Op2::u8_s8(d, desc_a, desc_b, scale_d);
+    } else {
+      Op2::u8_u8(d, desc_a, desc_b, scale_d);
+    }
+  } else if constexpr (kSameType<TA, float> || kSameType<TB, float>) {
+    static_assert(kTransA == 0 && kTransB == 0, "tf32 wgmma needs K-major A and B");
+    static_assert(kSameType<TA, float> && kSameType<TB, float> && kSameType<Acc, float>,
+                  "tf32 wgmma takes tf32 (float) A and B and float accumulators");
+    Op2::tf32(d, desc_a, desc_b, scale_d);
+  } else if constexpr (kSameType<TA, __half> && kSameType<TB, __half>) {
     Op::template f16<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
   } else if constexpr (kSameType<TA, __nv_bfloat16> && kSameType<TB, __nv_bfloat16>) {
     Op::template bf16<kTransA, kTransB>(d, desc_a, desc_b, scale_d);

@@ -73,12 +73,12 @@ TEST_F(Sm90Runtime, RejectedProblemsRunOnSimt) {
     expect_rejected_then_simt(p, "row-major");
   }
   {
-    SCOPED_TRACE("D is i8");
+    SCOPED_TRACE("D is f64");
     GpuProblem p(*driver, rng);
     p.add("A", DType::f16, {M, 8});
     p.add("B", DType::f16, {8, N});
-    epilogue(p, M, N, DType::i8);
-    expect_rejected_then_simt(p, "stores D as f16, bf16, f32, e4m3 or e5m2");
+    epilogue(p, M, N, DType::f64);
+    expect_rejected_then_simt(p, "stores D as f16, bf16, f32, e4m3, e5m2, i8, u8 or i32");
   }
   {
     SCOPED_TRACE("e4m3 D's rows 24 bytes apart");
@@ -89,12 +89,28 @@ TEST_F(Sm90Runtime, RejectedProblemsRunOnSimt) {
     expect_rejected_then_simt(p, "D's M stride is 24 elements (24 bytes)");
   }
   {
-    SCOPED_TRACE("tf32 operands");
+    SCOPED_TRACE("f32 operands");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::f32, {M, 8});
+    p.add("B", DType::f32, {8, N});
+    epilogue(p, M, N, DType::f32);
+    expect_rejected_then_simt(p, "sm90 does not support f32 A/B");
+  }
+  {
+    SCOPED_TRACE("tf32 B row-major");
     GpuProblem p(*driver, rng);
     p.add("A", DType::tf32, {M, 8});
     p.add("B", DType::tf32, {8, N});
     epilogue(p, M, N, DType::f32);
-    expect_rejected_then_simt(p, "sm90 does not support tf32");
+    expect_rejected_then_simt(p, "tf32 B must be K-major (column-major B)");
+  }
+  {
+    SCOPED_TRACE("i8 A column-major");
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::i8, {M, 16}, {1, M});
+    p.add("B", DType::u8, {16, 32}, {1, 16});
+    epilogue(p, M, 32, DType::i32);
+    expect_rejected_then_simt(p, "int8 A must be K-major (row-major A)", DType::i32);
   }
   {
     SCOPED_TRACE("fp8 B row-major");

@@ -1,7 +1,8 @@
 // NVRTC compiles the whole sm90 kernel (GEMM template + fused generated
 // epilogue) for sm_90a: every seed epilogue, epilogues covering every op,
 // load/store kind and epilogue dtype, every tile configuration, operand
-// majors, fp8 operands, fp8 D and the accumulator/compute variants. No GPU
+// majors, fp8, tf32 and int8 operands, fp8 and integer D and the
+// accumulator/compute variants. No GPU
 // needed; any compile error or warning fails. Compiles run on parallel threads.
 #include <gtest/gtest.h>
 
@@ -232,18 +233,21 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
   for (CatalogOperand& op : reductions.operands) {
     if (op.name == "D") op.dtype = DType::e5m2;
   }
+  // One combination per operand class, in Sm90OperandClass order.
   const DTypeCombo combos[] = {{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32},
-                               {"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32}};
+                               {"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32},
+                               {"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32},
+                               {"s8u8", DType::i8, DType::u8, DType::i32, DType::f32}};
   std::vector<Sm90Job> jobs;
   std::size_t configs = 0;
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
     if (config.warpgroup_n() < 64) continue;  // refused: 32-byte rows of fp8 D
     ++configs;
-    const DTypeCombo& combo = combos[config.operands == Sm90OperandClass::fp8 ? 1 : 0];
-    const bool fp8 = config.operands == Sm90OperandClass::fp8;
+    const DTypeCombo& combo = combos[static_cast<int>(config.operands)];
+    const bool b_k_major = config.operands != Sm90OperandClass::bits16;
     for (const DType d : {DType::e4m3, DType::e5m2}) {
       jobs.push_back(make_job(combo.name + "_D_" + std::string(to_string(d)), scale_amax(d), combo, config, true,
-                              fp8, rng));
+                              b_k_major, rng));
     }
   }
   jobs.push_back(make_job("f16_reductions_D_e5m2", reductions, kF16, config_at(Sm90OperandClass::bits16, 1), true,
@@ -282,9 +286,102 @@ TEST_F(Sm90Compile, StagedInputsOfEveryElementSize) {
                               false, rng));
     }
   }
-  for (const Sm90Job& job : jobs) {  // the hook's last argument: the staged input, not -1
-    EXPECT_EQ(job.source.name_expression.find(", -1>>"), std::string::npos) << job.label << " stages no input";
+  for (const Sm90Job& job : jobs) {  // the hook's staged input (after kLoop), not -1
+    EXPECT_EQ(job.source.name_expression.find("false, -1"), std::string::npos) << job.label << " stages no input";
   }
+  expect_all_compile(std::move(jobs));
+}
+
+/// `c` with output D stored as `d`.
+EpilogueCase with_d(EpilogueCase c, DType d) {
+  for (CatalogOperand& op : c.operands) {
+    if (op.name == "D") op.dtype = d;
+  }
+  return c;
+}
+
+TEST_F(Sm90Compile, Tf32OperandsOnEveryTileConfigurationAndOutputType) {
+  // m64nNk8 tf32 wgmmas (4-byte elements, 32 of K per stage) on every tf32
+  // tile, D of each float type, and the accumulator as a second output.
+  const DTypeCombo tf32{"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32};
+  const EpilogueCase with_accum = find_case(seed_epilogues(DType::f32, DType::f32), "relu_scale_return_acc");
+  const DType ds[] = {DType::f32, DType::bf16, DType::f16};
+  std::vector<Sm90Job> jobs;
+  std::size_t i = 0;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.operands != Sm90OperandClass::tf32) continue;
+    const DType d = ds[i++ % 3];
+    jobs.push_back(make_job("tf32_D_" + std::string(to_string(d)), with_d(with_accum, d), tf32, config, true, true, rng));
+  }
+  EXPECT_EQ(i, 7u);
+  jobs.push_back(make_job("tf32_D_e4m3", bias_and_extra_output(DType::e4m3), tf32, config_at(Sm90OperandClass::tf32, 0),
+                          true, true, rng));
+  jobs.push_back(make_job("tf32_D_i8", bias_and_extra_output(DType::i8), tf32, config_at(Sm90OperandClass::tf32, 2),
+                          true, true, rng));
+  jobs.push_back(make_job("tf32_reductions", find_case(coverage_epilogues(), "reductions"), tf32,
+                          config_at(Sm90OperandClass::tf32, 4), true, true, rng));
+  jobs.push_back(make_job("tf32_store_dtypes", find_case(coverage_epilogues(), "store_dtypes"), tf32,
+                          config_at(Sm90OperandClass::tf32, 5), true, true, rng));
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
+  // m64nNk32 s8/u8 wgmmas into int accumulators on every int8 tile, the four
+  // signedness pairings, D = accum as it is (int into D) and a computed D of
+  // every type the staging takes (i8/u8 like fp8, i32 like f32), the
+  // accumulator as a second output, reductions and every store dtype.
+  const DTypeCombo pairings[] = {{"s8s8", DType::i8, DType::i8, DType::i32, DType::f32},
+                                 {"s8u8", DType::i8, DType::u8, DType::i32, DType::f32},
+                                 {"u8s8", DType::u8, DType::i8, DType::i32, DType::f32},
+                                 {"u8u8", DType::u8, DType::u8, DType::i32, DType::f32}};
+  const EpilogueCase accum_only = find_case(coverage_epilogues(), "return_accum_only");
+  const DType computed[] = {DType::i8, DType::u8, DType::i32, DType::f32, DType::bf16, DType::e4m3, DType::f16};
+  const DType as_is[] = {DType::i32, DType::f32, DType::i8, DType::bf16, DType::u8, DType::i32, DType::f16};
+  std::vector<Sm90Job> jobs;
+  std::size_t i = 0;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.operands != Sm90OperandClass::int8) continue;
+    const DTypeCombo& combo = pairings[i % 4];
+    // 32-column warpgroups (64x64) cannot stage one-byte D (32-byte rows).
+    const bool narrow = config.warpgroup_n() < 64;
+    const DType d1 = narrow ? DType::i32 : computed[i];
+    const DType d2 = narrow ? DType::f16 : as_is[i];
+    jobs.push_back(make_job(combo.name + "_D_" + std::string(to_string(d1)), bias_and_extra_output(d1), combo, config,
+                            true, true, rng));
+    // A computed D reaches the kernel as the f32 it was computed in; the
+    // accumulator itself as an int (a plain copy into an i32 D).
+    EXPECT_TRUE(jobs.back().source.name_expression.ends_with(", float>>")) << jobs.back().source.name_expression;
+    jobs.push_back(make_job(combo.name + "_accum_D_" + std::string(to_string(d2)), with_d(accum_only, d2), combo,
+                            config, true, true, rng));
+    EXPECT_TRUE(jobs.back().source.name_expression.ends_with(", int>>")) << jobs.back().source.name_expression;
+    ++i;
+  }
+  EXPECT_EQ(i, 7u);
+  const EpilogueCase with_accum = find_case(seed_epilogues(DType::f32, DType::u8), "relu_scale_return_acc");
+  jobs.push_back(make_job("s8u8_return_accum", with_accum, pairings[1], config_at(Sm90OperandClass::int8, 0), true, true,
+                          rng));
+  jobs.push_back(make_job("u8u8_reductions_D_i8", with_d(find_case(coverage_epilogues(), "reductions"), DType::i8),
+                          pairings[3], config_at(Sm90OperandClass::int8, 2), true, true, rng));
+  jobs.push_back(make_job("s8s8_store_dtypes", find_case(coverage_epilogues(), "store_dtypes"), pairings[0],
+                          config_at(Sm90OperandClass::int8, 4), true, true, rng));
+  jobs.push_back(make_job("u8s8_compute_f16", with_d(accum_only, DType::i32),
+                          {"u8s8_c16", DType::u8, DType::i8, DType::i32, DType::f16}, config_at(Sm90OperandClass::int8, 3),
+                          true, true, rng));
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, IntegerOutputDFromFloatOperands) {
+  // i8, u8 and i32 D with f32 accumulators (16-bit and fp8 operands).
+  const DTypeCombo e4m3{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
+  std::vector<Sm90Job> jobs;
+  jobs.push_back(make_job("f16_D_i8", bias_and_extra_output(DType::i8), kF16, config_at(Sm90OperandClass::bits16, 0),
+                          true, false, rng));
+  jobs.push_back(make_job("f16_D_i32", bias_and_extra_output(DType::i32), kF16, config_at(Sm90OperandClass::bits16, 4),
+                          false, true, rng));
+  jobs.push_back(make_job("f16_pingpong_D_u8", bias_and_extra_output(DType::u8), kF16,
+                          config_at(Sm90OperandClass::bits16, 7), true, false, rng));
+  jobs.push_back(make_job("e4m3_D_u8", bias_and_extra_output(DType::u8), e4m3, config_at(Sm90OperandClass::fp8, 1), true,
+                          true, rng));
   expect_all_compile(std::move(jobs));
 }
 

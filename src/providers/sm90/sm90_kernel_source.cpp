@@ -19,7 +19,10 @@ std::string_view device_type(DType t) {
     case DType::bf16: return "__nv_bfloat16";
     case DType::e4m3: return "__nv_fp8_e4m3";
     case DType::e5m2: return "__nv_fp8_e5m2";
-    case DType::f32: return "float";
+    case DType::f32: case DType::tf32: return "float";  // tf32: f32 storage, wgmma reads 19 bits
+    case DType::i8: return "signed char";
+    case DType::u8: return "unsigned char";
+    case DType::i32: return "int";
     default: return "void";
   }
 }
@@ -52,6 +55,20 @@ bool long_epilogue(const ir::Dag& dag) {
   return false;
 }
 
+/// The hook's DValue for an int32 accumulator: "int" when D is the
+/// accumulator as it is (stored without a conversion), else "float" (D is
+/// computed in f32); empty for other accumulators (the hook's default).
+std::string_view d_value_type(const Problem& p, const Sm90Plan& plan) {
+  if (p.accumulator != DType::i32) return "";
+  for (const ir::Node& n : p.dag->nodes) {
+    if (n.kind == ir::NodeKind::Store && n.slot == plan.d_slot && !n.inputs.empty() &&
+        p.dag->node(n.inputs[0]).kind == ir::NodeKind::AccFetch) {
+      return "int";
+    }
+  }
+  return "float";
+}
+
 bool reduces(const Problem& p) {
   for (const EpilogueOperand& out : p.outputs) {
     if (ir::is_reduce_store(out.store_kind)) return true;
@@ -68,7 +85,9 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
       << major(plan.b_k_major) << ", " << c.bm << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", "
       << c.epilogue_slots(d_bytes(plan)) << ", " << (c.pingpong ? "true" : "false") << ">, EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
-      << "ull, " << (long_epilogue(*p.dag) ? "true" : "false") << ", " << plan.staged_input << ">>";
+      << "ull, " << (long_epilogue(*p.dag) ? "true" : "false") << ", " << plan.staged_input;
+  if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
+  out << ">>";
   return out.str();
 }
 

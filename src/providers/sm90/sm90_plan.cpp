@@ -77,16 +77,40 @@ Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::i
   return Status::ok();
 }
 
-/// K-major first; MN-major when allowed and K-major does not fit.
-Status choose_major(std::string_view name, const MatrixOperand& m, Axes k_major, Axes mn_major, bool fp8,
-                    std::int64_t L, bool batched, Sm90TmaView& view, bool& is_k_major) {
+/// The operand family's name in reasons.
+std::string class_name(Sm90OperandClass c) {
+  switch (c) {
+    case Sm90OperandClass::fp8: return "fp8";
+    case Sm90OperandClass::tf32: return "tf32";
+    case Sm90OperandClass::int8: return "int8";
+    case Sm90OperandClass::bits16: break;
+  }
+  return "16-bit";
+}
+
+/// The A/B dtypes an operand class takes, in reasons.
+std::string class_dtypes(Sm90OperandClass c) {
+  switch (c) {
+    case Sm90OperandClass::fp8: return "fp8 (e4m3/e5m2)";
+    case Sm90OperandClass::tf32: return "tf32";
+    case Sm90OperandClass::int8: return "int8 (i8/u8)";
+    case Sm90OperandClass::bits16: break;
+  }
+  return "f16/bf16";
+}
+
+/// K-major first; MN-major when allowed (16-bit operands: wgmma transposes
+/// only those) and K-major does not fit.
+Status choose_major(std::string_view name, const MatrixOperand& m, Axes k_major, Axes mn_major,
+                    Sm90OperandClass operands, std::int64_t L, bool batched, Sm90TmaView& view, bool& is_k_major) {
   bool k_contiguous = false, mn_contiguous = false;
   Status k = tma_view(name, m, k_major, L, batched, view, k_contiguous);
   is_k_major = true;
   if (k) return k;
-  if (fp8) {
-    return Status::unsupported(k.reason() + "; fp8 " + std::string(name) + " must be K-major (" +
-                               (name == "A" ? "row-major A" : "column-major B") + ")");
+  if (operands != Sm90OperandClass::bits16) {
+    return Status::unsupported(k.reason() + "; " + class_name(operands) + " " + std::string(name) +
+                               " must be K-major (" + (name == "A" ? "row-major A" : "column-major B") +
+                               "): wgmma transposes only 16-bit operands");
   }
   Status mn = tma_view(name, m, mn_major, L, batched, view, mn_contiguous);
   is_k_major = false;
@@ -102,17 +126,27 @@ Status check_dtypes(const Problem& p, const Sm90TileConfig& config) {
   Sm90OperandClass operands{};
   if (!sm90_operand_class(p.A.dtype, p.B.dtype, operands)) {
     const DType bad = sm90_operand_class(p.A.dtype, p.A.dtype, operands) ? p.B.dtype : p.A.dtype;
-    return Status::unsupported("sm90 does not support " + str(bad) + " A/B yet (f16, bf16, e4m3 and e5m2 only)");
+    const std::string hint = bad == DType::f32 ? "; pass tf32 A and B to multiply f32 data on the tensor cores" : "";
+    return Status::unsupported("sm90 does not support " + str(bad) +
+                               " A/B (f16, bf16, tf32, e4m3, e5m2, i8 and u8 only)" + hint);
   }
   if (operands != config.operands) {
-    return Status::unsupported(std::string("this operator is for ") +
-                               (config.operands == Sm90OperandClass::fp8 ? "fp8 (e4m3/e5m2)" : "f16/bf16") +
-                               " A/B; A is " + str(p.A.dtype));
+    return Status::unsupported("this operator is for " + class_dtypes(config.operands) + " A/B; A is " +
+                               str(p.A.dtype));
   }
-  const bool f16_accumulator_ok = p.A.dtype == DType::f16 || operands == Sm90OperandClass::fp8;
-  if (p.accumulator != DType::f32 && !(p.accumulator == DType::f16 && f16_accumulator_ok)) {
-    return Status::unsupported("sm90 does not support accumulator " + str(p.accumulator) + " with " +
-                               str(p.A.dtype) + " A/B yet (f32, or f16 for f16/fp8)");
+  if (operands == Sm90OperandClass::int8) {
+    if (p.accumulator != DType::i32) {
+      return Status::unsupported("sm90 sums " + str(p.A.dtype) + " x " + str(p.B.dtype) +
+                                 " products in i32 only; accumulator " + str(p.accumulator) + " is not supported");
+    }
+  } else if (p.accumulator == DType::i32) {
+    return Status::unsupported("accumulator i32 needs i8/u8 A and B; A is " + str(p.A.dtype));
+  } else {
+    const bool f16_accumulator_ok = p.A.dtype == DType::f16 || operands == Sm90OperandClass::fp8;
+    if (p.accumulator != DType::f32 && !(p.accumulator == DType::f16 && f16_accumulator_ok)) {
+      return Status::unsupported("sm90 does not support accumulator " + str(p.accumulator) + " with " +
+                                 str(p.A.dtype) + " A/B (f32, or f16 for f16/fp8)");
+    }
   }
   if (p.compute != DType::f32 && p.compute != DType::f16 && p.compute != DType::bf16) {
     return Status::unsupported("sm90 computes epilogues in f32, f16 or bf16; compute type " + str(p.compute) +
@@ -134,10 +168,10 @@ Status check_outputs(const Problem& p, Sm90Plan& plan) {
   if (plan.d_slot < 0) return Status::unsupported("the epilogue has no output D");
   const EpilogueOperand& d = p.outputs[static_cast<std::size_t>(plan.d_slot)];
   if (d.store_kind != ir::StoreKind::Tile) return Status::unsupported("D is not stored as a tile");
-  if (d.dtype != DType::f16 && d.dtype != DType::bf16 && d.dtype != DType::f32 && !is_fp8(d.dtype)) {
+  if (d.dtype == DType::f64 || d.dtype == DType::tf32) {
     return Status::unsupported("D is " + str(d.dtype) +
-                               "; the sm90 kernel stores D as f16, bf16, f32, e4m3 or e5m2 (staged in shared memory, "
-                               "written by TMA)");
+                               "; the sm90 kernel stores D as f16, bf16, f32, e4m3, e5m2, i8, u8 or i32 (staged in "
+                               "shared memory, written by TMA)");
   }
   plan.d_dtype = d.dtype;
   return Status::ok();
@@ -219,6 +253,15 @@ bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
     out = Sm90OperandClass::fp8;
     return true;
   }
+  if (a == DType::tf32 && b == DType::tf32) {
+    out = Sm90OperandClass::tf32;
+    return true;
+  }
+  const auto int8 = [](DType t) { return t == DType::i8 || t == DType::u8; };
+  if (int8(a) && int8(b)) {
+    out = Sm90OperandClass::int8;
+    return true;
+  }
   return false;
 }
 
@@ -235,16 +278,15 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
                                " D (64-byte rows at least): use a wider tile");
   }
   if (Status s = check_extents(p); !s) return s;
-  const bool fp8 = config.operands == Sm90OperandClass::fp8;
   plan.a_batched = p.A.batch_stride != 0;
   plan.b_batched = p.B.batch_stride != 0;
   // A is M x K: K-major = row-major; B is K x N: K-major = column-major.
-  if (Status s = choose_major("A", p.A, {"K", "M", true}, {"M", "K", false}, fp8, p.L, plan.a_batched, plan.a,
+  if (Status s = choose_major("A", p.A, {"K", "M", true}, {"M", "K", false}, config.operands, p.L, plan.a_batched, plan.a,
                               plan.a_k_major);
       !s) {
     return s;
   }
-  if (Status s = choose_major("B", p.B, {"K", "N", false}, {"N", "K", true}, fp8, p.L, plan.b_batched, plan.b,
+  if (Status s = choose_major("B", p.B, {"K", "N", false}, {"N", "K", true}, config.operands, p.L, plan.b_batched, plan.b,
                               plan.b_k_major);
       !s) {
     return s;

@@ -12,8 +12,9 @@ CUtensorMapDataType map_type(DType t) {
   switch (t) {
     case DType::f16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     case DType::bf16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    case DType::f32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    default: return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // e4m3, e5m2: raw bytes
+    case DType::f32: case DType::tf32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case DType::i32: return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    default: return CU_TENSOR_MAP_DATA_TYPE_UINT8;  // e4m3, e5m2, i8, u8: raw bytes
   }
 }
 

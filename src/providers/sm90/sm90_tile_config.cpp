@@ -15,7 +15,9 @@ using C = Sm90OperandClass;
 // the kernel was tuned with); the skinny tiles 128x64 and 64x64 take as many
 // as fit with an f32 D (8 and 13): streaming a weight matrix needs ~100 KB of
 // loads in flight per SM. New configurations go last, so the indices of the
-// others stay put.
+// others stay put. tf32 stages hold the bytes of 16-bit ones and int8 stages
+// those of fp8 ones (one 128-byte row of K per tile row), with the same
+// accumulator count, so each takes the same tiles and stages.
 constexpr Sm90TileConfig kConfigs[] = {
     {128, 256, 2, 3, C::bits16}, {128, 256, 1, 3, C::bits16}, {128, 128, 1, 5, C::bits16},
     {128, 128, 2, 5, C::bits16}, {64, 128, 1, 6, C::bits16},  {128, 256, 2, 3, C::fp8},
@@ -24,6 +26,12 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 64, 1, 8, C::fp8},     {64, 64, 1, 13, C::fp8},
     {128, 128, 2, 6, C::bits16, true}, {128, 128, 1, 6, C::bits16, true},
     {128, 128, 2, 6, C::fp8, true},    {128, 128, 1, 6, C::fp8, true},
+    {128, 256, 2, 3, C::tf32},   {128, 256, 1, 3, C::tf32},   {128, 128, 1, 5, C::tf32},
+    {128, 128, 2, 5, C::tf32},   {64, 128, 1, 6, C::tf32},    {128, 64, 1, 8, C::tf32},
+    {64, 64, 1, 13, C::tf32},
+    {128, 256, 2, 3, C::int8},   {128, 256, 1, 3, C::int8},   {128, 128, 1, 5, C::int8},
+    {128, 128, 2, 5, C::int8},   {64, 128, 1, 6, C::int8},    {128, 64, 1, 8, C::int8},
+    {64, 64, 1, 13, C::int8},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -56,8 +64,8 @@ double tile_efficiency(const Sm90TileConfig& c) {
 
 // The H200 the model assumes (fitted to our measurements).
 /// ns per bm x bn tile-element and k-block at 128x256's rate (8192^3 bf16:
-/// 16 waves x 128 k-blocks x 32768 in ~1.5 ms; fp8 k-blocks are twice as
-/// deep at twice the rate).
+/// 16 waves x 128 k-blocks x 32768 in ~1.5 ms; fp8 and int8 k-blocks are
+/// twice as deep at twice the rate, tf32 ones half as deep at half the rate).
 constexpr double kNsPerTileElement = 0.0224;
 /// DRAM bandwidth, bytes per ns (a device-to-device copy moves 4.2-4.3 TB/s).
 constexpr double kDramBytesPerNs = 4200.0;
@@ -67,6 +75,15 @@ constexpr double kDramBytesPerNs = 4200.0;
 constexpr double kLoadLatencyNs = 760.0;
 
 }  // namespace
+
+int Sm90TileConfig::operand_bytes() const noexcept {
+  switch (operands) {
+    case C::fp8: case C::int8: return 1;
+    case C::tf32: return 4;
+    case C::bits16: break;
+  }
+  return 2;
+}
 
 int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept { return std::min(128 / d_bytes, warpgroup_n()); }
 
@@ -87,10 +104,35 @@ std::string Sm90TileConfig::shape_name() const {
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
 
+namespace {
+
+/// Metadata facts of one operand class.
+struct ClassFacts {
+  const char* suffix;
+  const char* dtypes;
+  const char* layouts;
+  const char* accumulators;
+  const char* out_dtypes;
+};
+
+ClassFacts class_facts(C operands) {
+  constexpr const char* kKMajor = "A row-major, B column-major (both K-major)";
+  constexpr const char* kFloatOut = "f16,bf16,f32,e4m3,e5m2,i8,u8,i32 (row-major)";
+  switch (operands) {
+    case C::fp8: return {"_fp8", "e4m3,e5m2", kKMajor, "f32,f16", kFloatOut};
+    case C::tf32: return {"_tf32", "tf32", kKMajor, "f32", kFloatOut};
+    case C::int8: return {"_int8", "i8,u8", kKMajor, "i32", "i32,i8,u8,f32,f16,bf16,e4m3,e5m2 (row-major)"};
+    case C::bits16: break;
+  }
+  return {"_16bit", "f16,bf16", "A and B row- or column-major", "f32 (bf16), f32,f16 (f16)", kFloatOut};
+}
+
+}  // namespace
+
 OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
-  const bool fp8 = c.operands == C::fp8;
+  const ClassFacts facts = class_facts(c.operands);
   OperatorMetadata md;
-  md.name = "sm90_wgmma_" + c.shape_name() + (fp8 ? "_fp8" : "_16bit");
+  md.name = "sm90_wgmma_" + c.shape_name() + facts.suffix;
   md.provider = "sm90";
   md.min_sm = 90;
   md.tile = {c.bm, c.bn, c.bk()};
@@ -100,10 +142,10 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.extra["kernel"] = "sm90_gemm";
   md.extra["threads"] = "384";
   md.extra["target_sm"] = "90";
-  md.extra["dtypes"] = fp8 ? "e4m3,e5m2" : "f16,bf16";
-  md.extra["layouts"] = fp8 ? "A row-major, B column-major (both K-major)" : "A and B row- or column-major";
-  md.extra["accumulators"] = fp8 ? "f32,f16" : "f32 (bf16), f32,f16 (f16)";
-  md.extra["out_dtypes"] = "f16,bf16,f32,e4m3,e5m2 (row-major)";
+  md.extra["dtypes"] = facts.dtypes;
+  md.extra["layouts"] = facts.layouts;
+  md.extra["accumulators"] = facts.accumulators;
+  md.extra["out_dtypes"] = facts.out_dtypes;
   md.extra["reduce_outputs"] = "f32";
   return md;
 }
@@ -118,7 +160,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const double math = waves * k_blocks * (static_cast<double>(c.bm) * c.bn / tile_efficiency(c)) * kNsPerTileElement;
   // Memory: every byte of A, B and D crosses DRAM once; the busy CTAs keep
   // `stages` k-blocks of B in flight each, which caps the rate by Little's law.
-  const double in_bytes = c.operands == C::fp8 ? 1.0 : 2.0;
+  const double in_bytes = c.operand_bytes();
   const double L = static_cast<double>(std::max<std::int64_t>(p.L, 1));
   const double M = static_cast<double>(p.M), N = static_cast<double>(p.N), K = static_cast<double>(p.K);
   const double bytes = L * ((M * K + K * N) * in_bytes + M * N * size_bytes(p.D.dtype));

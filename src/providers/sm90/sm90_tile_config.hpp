@@ -12,8 +12,9 @@
 namespace epigemm::detail {
 
 /// The operand families that share one kernel shape: 16-bit (f16, bf16;
-/// 64 elements of K per stage) and 8-bit (e4m3, e5m2; 128 per stage).
-enum class Sm90OperandClass { bits16, fp8 };
+/// 64 elements of K per stage), 8-bit float (e4m3, e5m2; 128 per stage),
+/// tf32 (32 per stage) and 8-bit integer (i8, u8; 128 per stage).
+enum class Sm90OperandClass { bits16, fp8, tf32, int8 };
 
 /// One kernel shape: kernels/sm90_gemm_config.cuh's GemmConfig minus the
 /// dtypes and majors, which come from the problem.
@@ -27,8 +28,10 @@ struct Sm90TileConfig {
   /// other's main loop) instead of sharing each tile.
   bool pingpong = false;
 
+  /// Bytes of one A or B element: 1, 2 or 4.
+  int operand_bytes() const noexcept;
   /// K per pipeline stage: one 128-byte swizzle row.
-  int bk() const noexcept { return operands == Sm90OperandClass::fp8 ? 128 : 64; }
+  int bk() const noexcept { return 128 / operand_bytes(); }
   /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
   /// or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }
@@ -52,8 +55,8 @@ inline constexpr int kSm90DefaultSmCount = 132;
 
 /// Every configuration offered: for each operand class, 128x256 (2x1 and
 /// 1x1 clusters), 128x128 (1x1 and 2x1), 64x128 for small M, 128x64 and
-/// 64x64 with deep rings for memory-bound (skinny) problems, and 128x128
-/// pingpong (1x1 and 2x1).
+/// 64x64 with deep rings for memory-bound (skinny) problems, and (16-bit and
+/// fp8) 128x128 pingpong (1x1 and 2x1).
 std::span<const Sm90TileConfig> sm90_tile_configs();
 
 /// Metadata: provider "sm90", name "sm90_<class>_<shape>", tile, cluster,

@@ -116,16 +116,17 @@ TEST(Sm90Plan, RefusesWhatTmaCannotDescribeWithTheReason) {
 }
 
 TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
-  EXPECT_EQ(HostProblem(DType::tf32, {40, 8}, {}, {8, 32}, {}, DType::f32).reason(kBig16),
-            "sm90 does not support tf32 A/B yet (f16, bf16, e4m3 and e5m2 only)");
-  EXPECT_TRUE(contains(HostProblem(DType::i8, {40, 16}, {}, {16, 32}, {}, DType::i32, {}, DType::i32).reason(kBig16),
-                       "sm90 does not support i8"));
+  EXPECT_EQ(HostProblem(DType::f32, {40, 8}, {}, {8, 32}, {}, DType::f32).reason(kBig16),
+            "sm90 does not support f32 A/B (f16, bf16, tf32, e4m3, e5m2, i8 and u8 only); pass tf32 A and B to "
+            "multiply f32 data on the tensor cores");
+  EXPECT_EQ(HostProblem(DType::i8, {40, 16}, {}, {16, 32}, {}, DType::i32, {}, DType::i32).reason(kBig16),
+            "this operator is for f16/bf16 A/B; A is i8");
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16).reason(kBigFp8),
                        "this operator is for fp8"));
   EXPECT_TRUE(contains(HostProblem(DType::e4m3, {40, 16}, {}, {16, 32}, {}, DType::f16).reason(kBigFp8),
                        "fp8 B must be K-major (column-major B)"));
-  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::i8).reason(kBig16),
-                       "D is i8; the sm90 kernel stores D as f16, bf16, f32, e4m3 or e5m2"));
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f64).reason(kBig16),
+                       "D is f64; the sm90 kernel stores D as f16, bf16, f32, e4m3, e5m2, i8, u8 or i32"));
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {}, DType::f32, DType::f64)
                            .reason(kBig16),
                        "compute type f64 is not supported"));
@@ -140,6 +141,128 @@ TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
   EXPECT_EQ(plan.d_slot, 0);
   // fp8 K-major with an f16 accumulator is fine; bf16 with f16 is not asked (analyze refuses it).
   EXPECT_TRUE(HostProblem(DType::e5m2, {40, 16}, {}, {16, 32}, {1, 16}, DType::bf16, {}, DType::f16).plan(kBigFp8, plan));
+}
+
+const Sm90TileConfig kBigTf32{128, 256, 2, 3, Sm90OperandClass::tf32};
+const Sm90TileConfig kBigInt8{128, 256, 2, 3, Sm90OperandClass::int8};
+
+TEST(Sm90Plan, TakesTf32AndInt8WithBothOperandsKMajor) {
+  Sm90Plan plan;
+  // tf32 A (2, 40, 24) row-major, B (2, 24, 32) column-major; D f32 and bf16.
+  for (const DType d : {DType::f32, DType::bf16, DType::i8}) {
+    HostProblem tf32(DType::tf32, {2, 40, 24}, {}, {2, 24, 32}, {24 * 32, 1, 24}, d);
+    ASSERT_TRUE(tf32.plan(kBigTf32, plan)) << to_string(d);
+    EXPECT_TRUE(plan.a_k_major);
+    EXPECT_TRUE(plan.b_k_major);
+    EXPECT_EQ(plan.a.dtype, DType::tf32);
+    EXPECT_EQ(plan.a.strides[0], 24u * 4u);  // {K, M, L}: rows of 24 four-byte elements
+    EXPECT_EQ(plan.b.dims[0], 24u);          // {K, N, L}
+    EXPECT_EQ(plan.d_dtype, d);
+  }
+  // s8 x u8 (and the other pairings) with i32, i8, u8 and f32 D.
+  const std::pair<DType, DType> pairs[] = {
+      {DType::i8, DType::i8}, {DType::i8, DType::u8}, {DType::u8, DType::i8}, {DType::u8, DType::u8}};
+  for (const auto& [a, b] : pairs) {
+    for (const DType d : {DType::i32, DType::i8, DType::u8, DType::f32}) {
+      SCOPED_TRACE(std::string(to_string(a)) + " x " + std::string(to_string(b)) + " -> " +
+                   std::string(to_string(d)));
+      HostProblem p(a, {40, 32}, {}, {32, 48}, {1, 32}, d, {}, DType::i32);
+      p.args.B = p.tensor(b, {32, 48}, {1, 32}).ref();
+      p.problem = detail::Problem{};
+      detail::analyze(p.args, p.problem);
+      ASSERT_TRUE(p.plan(kBigInt8, plan));
+      EXPECT_EQ(plan.d_dtype, d);
+      EXPECT_EQ(plan.b.dtype, b);
+      EXPECT_TRUE(plan.a_k_major && plan.b_k_major);
+    }
+  }
+}
+
+TEST(Sm90Plan, RefusesTf32AndInt8OperandsThatAreNotKMajorWithTheReason) {
+  // tf32 A column-major.
+  EXPECT_EQ(HostProblem(DType::tf32, {40, 8}, {1, 40}, {8, 32}, {1, 8}, DType::f32).reason(kBigTf32),
+            "A's K stride is 40 elements, not 1; tf32 A must be K-major (row-major A): wgmma transposes only "
+            "16-bit operands");
+  // tf32 B row-major.
+  EXPECT_TRUE(contains(HostProblem(DType::tf32, {40, 8}, {}, {8, 32}, {}, DType::f32).reason(kBigTf32),
+                       "tf32 B must be K-major (column-major B)"));
+  // i8 B row-major, u8 A column-major.
+  EXPECT_TRUE(contains(HostProblem(DType::i8, {40, 16}, {}, {16, 32}, {}, DType::i32, {}, DType::i32).reason(kBigInt8),
+                       "int8 B must be K-major (column-major B)"));
+  EXPECT_TRUE(contains(
+      HostProblem(DType::u8, {40, 16}, {1, 40}, {16, 32}, {1, 16}, DType::i32, {}, DType::i32).reason(kBigInt8),
+      "int8 A must be K-major (row-major A)"));
+  // The operand class must match the operator's.
+  EXPECT_EQ(HostProblem(DType::tf32, {40, 8}, {}, {8, 32}, {1, 8}, DType::f32).reason(kBigInt8),
+            "this operator is for int8 (i8/u8) A/B; A is tf32");
+  EXPECT_EQ(HostProblem(DType::i8, {40, 16}, {}, {16, 32}, {1, 16}, DType::i32, {}, DType::i32).reason(kBigTf32),
+            "this operator is for tf32 A/B; A is i8");
+  EXPECT_EQ(HostProblem(DType::e4m3, {40, 16}, {}, {16, 32}, {1, 16}, DType::f32).reason(kBigInt8),
+            "this operator is for int8 (i8/u8) A/B; A is e4m3");
+}
+
+TEST(Sm90Plan, RefusesAccumulatorsTheOperandClassDoesNotSumIn) {
+  // analyze() refuses these combinations itself; the plan must say why too,
+  // for problems built past it.
+  HostProblem i8(DType::i8, {40, 16}, {}, {16, 32}, {1, 16}, DType::i32, {}, DType::i32);
+  detail::Problem p = i8.problem;
+  p.accumulator = DType::f32;
+  Sm90Plan plan;
+  Status s = detail::make_sm90_plan(p, kBigInt8, plan);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.reason(), "sm90 sums i8 x i8 products in i32 only; accumulator f32 is not supported");
+  HostProblem f16(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16);
+  p = f16.problem;
+  p.accumulator = DType::i32;
+  s = detail::make_sm90_plan(p, kBig16, plan);
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.reason(), "accumulator i32 needs i8/u8 A and B; A is f16");
+  HostProblem tf32(DType::tf32, {40, 8}, {}, {8, 32}, {1, 8}, DType::f32);
+  p = tf32.problem;
+  p.accumulator = DType::f16;
+  s = detail::make_sm90_plan(p, kBigTf32, plan);
+  ASSERT_FALSE(s);
+  EXPECT_TRUE(contains(s.reason(), "sm90 does not support accumulator f16 with tf32 A/B")) << s.reason();
+  // An i8 D on a 64x64 tile: 32-byte staged rows, refused like fp8 D.
+  const Sm90TileConfig narrow{64, 64, 1, 13, Sm90OperandClass::int8};
+  HostProblem i8_d(DType::i8, {40, 16}, {}, {16, 32}, {1, 16}, DType::i8, {}, DType::i32);
+  EXPECT_TRUE(contains(i8_d.reason(narrow), "too narrow to stage i8 D")) << i8_d.reason(narrow);
+  EXPECT_TRUE(i8.plan(narrow, plan));  // an i32 D stages 128-byte rows there
+}
+
+TEST(Sm90TileConfigs, Tf32AndInt8ClassesHaveTheirOwnOperators) {
+  int tf32 = 0, int8 = 0;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    const OperatorMetadata md = detail::sm90_metadata(c);
+    if (c.operands == Sm90OperandClass::tf32) {
+      ++tf32;
+      EXPECT_EQ(c.bk(), 32);
+      EXPECT_EQ(md.tile.k, 32);
+      EXPECT_TRUE(md.name.ends_with("_tf32")) << md.name;
+      EXPECT_EQ(md.extra.at("dtypes"), "tf32");
+      EXPECT_EQ(md.extra.at("accumulators"), "f32");
+    } else if (c.operands == Sm90OperandClass::int8) {
+      ++int8;
+      EXPECT_EQ(c.bk(), 128);
+      EXPECT_TRUE(md.name.ends_with("_int8")) << md.name;
+      EXPECT_EQ(md.extra.at("dtypes"), "i8,u8");
+      EXPECT_EQ(md.extra.at("accumulators"), "i32");
+      EXPECT_TRUE(contains(md.extra.at("out_dtypes"), "i32,i8,u8")) << md.extra.at("out_dtypes");
+    } else {
+      continue;
+    }
+    EXPECT_TRUE(contains(md.extra.at("layouts"), "both K-major")) << md.name;
+    // The same stage bytes as the 16-bit (tf32) or fp8 (int8) tile of that shape.
+    EXPECT_EQ(c.bk() * c.operand_bytes(), 128);
+  }
+  EXPECT_EQ(tf32, 7);
+  EXPECT_EQ(int8, 7);
+  // The configurations that were there first keep their indices.
+  const auto configs = detail::sm90_tile_configs();
+  ASSERT_GE(configs.size(), 18u);
+  for (std::size_t i = 0; i < 18; ++i) {
+    EXPECT_TRUE(configs[i].operands == Sm90OperandClass::bits16 || configs[i].operands == Sm90OperandClass::fp8) << i;
+  }
 }
 
 TEST(Sm90Plan, TakesFp8DWithRowsTmaCanStore) {
@@ -283,8 +406,9 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   }
 }
 
-/// The configuration the heuristic ranks first for extents (M, N, K).
-Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K) {
+/// The configuration of `operands` the heuristic ranks first for extents (M, N, K).
+Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K,
+                        Sm90OperandClass operands = Sm90OperandClass::bits16) {
   detail::Problem p;
   p.M = M;
   p.N = N;
@@ -292,7 +416,7 @@ Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K) {
   const Sm90TileConfig* best = nullptr;
   int best_score = 0;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.operands != Sm90OperandClass::bits16) continue;
+    if (c.operands != operands) continue;
     const int score = detail::sm90_preference(c, p, 132);
     EXPECT_GT(score, 0);
     if (best == nullptr || score > best_score) best = &c, best_score = score;
@@ -334,6 +458,34 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   EXPECT_LT(t_new, 45'000.0);
   // With half the SMs, half the loads are in flight.
   EXPECT_GT(detail::sm90_modelled_time(best_for(16, 8192, 8192), p, 66), 1.1 * t_new);
+}
+
+TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {
+  // tf32 k-blocks take as long as 16-bit ones and int8 ones as fp8 ones, so
+  // the same shapes win; the skinny problems stream their weights on 64x64.
+  for (const Sm90OperandClass c : {Sm90OperandClass::tf32, Sm90OperandClass::int8}) {
+    SCOPED_TRACE(c == Sm90OperandClass::tf32 ? "tf32" : "int8");
+    EXPECT_EQ(best_for(8192, 8192, 8192, c).bn, 256);
+    EXPECT_EQ(best_for(8192, 8192, 8192, c).cluster_m, 2);
+    EXPECT_EQ(best_for(16, 8192, 8192, c).bm, 64);
+    EXPECT_EQ(best_for(16, 8192, 8192, c).bn, 64);
+    EXPECT_EQ(best_for(1024, 1024, 1024, c).bm, 64);
+  }
+  // Same math time per k-block as the byte twin; twice (tf32) or the same
+  // (int8) operand bytes: a memory-bound tf32 problem takes about twice as long.
+  detail::Problem p;
+  p.M = 16;
+  p.N = p.K = 8192;
+  p.D.dtype = DType::f32;
+  const Sm90TileConfig b16{64, 64, 1, 13, Sm90OperandClass::bits16}, t32{64, 64, 1, 13, Sm90OperandClass::tf32};
+  const Sm90TileConfig f8{64, 64, 1, 13, Sm90OperandClass::fp8}, i8{64, 64, 1, 13, Sm90OperandClass::int8};
+  EXPECT_GT(detail::sm90_modelled_time(t32, p, 132), 1.8 * detail::sm90_modelled_time(b16, p, 132));
+  EXPECT_DOUBLE_EQ(detail::sm90_modelled_time(i8, p, 132), detail::sm90_modelled_time(f8, p, 132));
+  p.M = p.N = p.K = 8192;
+  const Sm90TileConfig big16{128, 256, 2, 3, Sm90OperandClass::bits16};
+  const double t_bf16 = detail::sm90_modelled_time(big16, p, 132);
+  EXPECT_DOUBLE_EQ(detail::sm90_modelled_time(kBigTf32, p, 132), 2.0 * t_bf16);  // half the rate
+  EXPECT_DOUBLE_EQ(detail::sm90_modelled_time(kBigInt8, p, 132), 0.5 * t_bf16);  // twice the rate
 }
 
 }  // namespace
