@@ -111,6 +111,7 @@ TEST_F(Sm90Fp8Precise, TheDefaultFp8OperatorIsPreciseAndTheFilterPicksFast) {
 
 /// The largest |got - want| / bound over D, where bound(m, n) = factor *
 /// sum_k |A[m, k] * B[k, n]|: D (1, M, N) f32, A (1, M, K), B (1, K, N).
+/// Infinite when an element is not finite.
 double worst_error_ratio(GpuProblem& p, std::int64_t M, std::int64_t N, std::int64_t K, double factor) {
   std::vector<double> a(static_cast<std::size_t>(M * K)), b(static_cast<std::size_t>(K * N));
   const HostTensor& A = *p.operand("A").host;
@@ -131,6 +132,7 @@ double worst_error_ratio(GpuProblem& p, std::int64_t M, std::int64_t N, std::int
       const double* bc = &b[static_cast<std::size_t>(n * K)];
       for (std::int64_t k = 0; k < K; ++k) magnitude += ar[k] * bc[k];
       const double error = std::fabs(got.get({0, m, n}) - want.get({0, m, n}));
+      if (!std::isfinite(error)) return HUGE_VAL;  // an element never written (poison) or not finite
       worst = std::max(worst, error / (factor * magnitude));
     }
   }
