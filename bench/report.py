@@ -98,7 +98,7 @@ def targets(rows):
             out.append((label, "not timed", False))
             continue
         throughput = 1.0 / r["ratio_gemm"]
-        if r["epilogue"] == "none" and not skinny and (key in big or r["dtype"] == "e4m3"):
+        if r["epilogue"] == "none" and not skinny and (key in big or r["dtype"].startswith("e4m3")):
             out.append((label + ": >= 0.95x cuBLASLt throughput", f"{throughput:.3f}x", throughput >= 0.95))
         elif r["epilogue"] != "none" and not skinny:
             what = label + ": <= 1.05x GEMM alone"

@@ -118,6 +118,61 @@ __device__ __forceinline__ void release_stage(const SmemLayout<Cfg>& smem, int s
   }
 }
 
+/// The main loop of one tile with promotion (fp8, cooperative,
+/// Cfg::kPromoteKBlocks = n > 0): the wgmmas of n k-blocks at a time
+/// accumulate into `part` (scale-d = 0 at the interval's first one); at the
+/// interval's end this warpgroup waits for them, releases their stages and
+/// adds `part` into `acc` with f32 FADDs (while the other consumer's wgmmas
+/// keep the tensor cores busy). Inside an interval a stage is released as soon
+/// as the next k-block's wgmmas are issued, as in the plain loop. Releases
+/// every stage but the last k-block's, whose index it returns (its wgmmas are
+/// complete); `acc` holds the tile's sum on return.
+template <class Cfg>
+__device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, float (&acc)[Cfg::kAccRegs],
+                                                 u64 desc_a, u64 desc_b, RingPosition<Cfg::kStages>& ring,
+                                                 int k_blocks, int tid) {
+  constexpr int kInterval = Cfg::kPromoteKBlocks;
+  constexpr u32 kStep = 32;  // one wgmma's K slice of a K-major 128-byte row
+  float part[Cfg::kAccRegs];
+#pragma unroll
+  for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = part[i] = 0.0f;
+  int pending = -1;  // a stage whose wgmmas may still be running
+  int last = ring.stage;
+  for (int kb = 0; kb < k_blocks; ++kb) {
+    mbar_wait(smem.full_bar(ring.stage), ring.phase);
+    const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
+    const bool opens = kb % kInterval == 0;
+    fence_regs(part);
+    wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < Cfg::kKSteps; ++ks)
+      wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, 0, 0>(
+          part, desc_advance(desc_a, stage_off + ks * kStep), desc_advance(desc_b, stage_off + ks * kStep),
+          (opens && ks == 0) ? 0 : 1);
+    wgmma_commit();
+    if ((kb + 1) % kInterval == 0 || kb + 1 == k_blocks) {
+      wgmma_wait<0>();
+      fence_regs(part);
+      if (pending >= 0) release_stage(smem, pending, tid);
+      pending = -1;
+      if (kb + 1 < k_blocks)
+        release_stage(smem, ring.stage, tid);
+      else
+        last = ring.stage;
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] += part[i];
+    } else {
+      if (pending >= 0) {
+        wgmma_wait<1>();  // the previous k-block's wgmmas are done with its stage
+        release_stage(smem, pending, tid);
+      }
+      pending = ring.stage;
+    }
+    ring.next();
+  }
+  return last;
+}
+
 /// Consumer warpgroup `consumer` (0 or 1): wgmma over the k-blocks of each tile
 /// into kWgRows (T128,V(kWgN/2)) -> (M64,N kWgN) register fragments, then the
 /// epilogue. Cooperative: both consumers work on every tile, each on its
@@ -183,7 +238,11 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     // Pingpong: wait for the other consumer to have issued the previous tile.
     if (Cfg::kPingpong && i > 0) named_barrier_sync(Cfg::kOrderBarrier + consumer, 256);
     int prev = 0;
-    for (int kb = 0; kb < k_blocks; ++kb) {
+    // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
+    if constexpr (Cfg::kPromoteKBlocks > 0)
+      prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid);
+    const int plain_k_blocks = Cfg::kPromoteKBlocks > 0 ? 0 : k_blocks;
+    for (int kb = 0; kb < plain_k_blocks; ++kb) {
       mbar_wait(smem.full_bar(ring.stage), ring.phase);
       const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
       wgmma_fence();

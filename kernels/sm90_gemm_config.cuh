@@ -59,9 +59,15 @@ struct AccumulatorOf<unsigned char> {
 /// (0 = one per output chunk, i.e. the whole warpgroup tile);
 /// kPingpong: the two consumers take alternate whole CTA tiles (kBM / 64
 /// independent 64-row wgmma chains each), one's main loop running while the
-/// other's epilogue does, instead of splitting each tile between them.
+/// other's epilogue does, instead of splitting each tile between them;
+/// kPromoteKBlocks: 0 keeps every k-block's wgmmas in the f32 accumulators
+/// (fp8 "fast accumulation": the tensor cores keep about 14 significant bits
+/// of the running sum); n > 0 (fp8 only) has the wgmmas of n k-blocks at a
+/// time accumulate into a second fragment that is then added into the
+/// accumulators with f32 FADDs ("promotion", precise accumulation).
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
-          int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false>
+          int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
+          int kPromoteKBlocks_ = 0>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -74,6 +80,7 @@ struct GemmConfig {
   static constexpr int kStages = kStages_;
   static constexpr int kClusterM = kClusterM_;
   static constexpr bool kPingpong = kPingpong_;
+  static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
 
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));
@@ -162,6 +169,11 @@ struct GemmConfig {
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");
   static_assert(kStages >= 2, "need at least two pipeline stages");
+  static_assert(kPromoteKBlocks >= 0, "kPromoteKBlocks must be 0 (no promotion) or positive");
+  static_assert(kPromoteKBlocks == 0 || kInBytes == 1, "promotion is for fp8 operands only");
+  static_assert(kPromoteKBlocks == 0 || !kPingpong, "promotion needs the cooperative schedule");
+  static_assert(kPromoteKBlocks == 0 || kWgRows * kAccRegs <= 64,
+                "promotion holds two accumulator sets: warpgroup tiles at most 128 columns wide");
   static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
 };
 

@@ -57,7 +57,7 @@ int list_command(const std::vector<std::string>& words) {
   for (const auto& c : candidates) supported += c.status ? 1 : 0;
   std::cout << "operators: " << supported << " of " << candidates.size() << " support this problem\n";
   if (candidates.empty()) {
-    std::cout << "  (no operator matches the --provider, --operator, --tile and --cluster filters)\n";
+    std::cout << "  (no operator matches the --provider, --operator, --tile, --cluster and --fp8-accumulation filters)\n";
   } else {
     std::cout << describe_candidates(candidates);
   }

@@ -90,7 +90,7 @@ Operator choose_operator(const GemmArguments& args, const OperatorQuery& query) 
     if (c.status) return c.op;
   }
   if (candidates.empty()) {
-    throw Error(ErrorKind::Unsupported, "no operator matches the --provider/--operator/--tile/--cluster filters"
+    throw Error(ErrorKind::Unsupported, "no operator matches the --provider/--operator/--tile/--cluster/--fp8-accumulation filters"
                                         " (see epigemm list)");
   }
   std::string reasons;

@@ -49,6 +49,9 @@ void add_operator_flags(FlagSet& flags) {
   flags.add_value("operator", "NAME", "the first that supports the problem", "use the operator with this name");
   flags.add_value("tile", "MxNxK", "any", "keep only operators with this tile shape");
   flags.add_value("cluster", "MxN", "any", "keep only operators with this cluster shape");
+  flags.add_value("fp8-accumulation", "MODE", "precise ranks first",
+                  "fast or precise: keep only fp8 operators that accumulate so (fast: the tensor cores' "
+                  "reduced-precision sum over all of K)");
 }
 
 DeviceChoice choose_device(const FlagSet& flags) {
@@ -91,9 +94,17 @@ OperatorQuery read_operator_query(const FlagSet& flags, int target_sm) {
   std::optional<ClusterShape> cluster;
   if (auto v = flags.value("tile")) tile = parse_tile("tile", *v);
   if (auto v = flags.value("cluster")) cluster = parse_cluster("cluster", *v);
-  if (name || tile || cluster) {
-    query.metadata_filter = [name, tile, cluster](const OperatorMetadata& md) {
+  std::optional<std::string> fp8_accumulation;
+  if (auto v = flags.value("fp8-accumulation")) {
+    fp8_accumulation = parse_choice("fp8-accumulation", *v, {"fast", "precise"});
+  }
+  if (name || tile || cluster || fp8_accumulation) {
+    query.metadata_filter = [name, tile, cluster, fp8_accumulation](const OperatorMetadata& md) {
       if (name && md.name != *name) return false;
+      if (fp8_accumulation) {
+        const auto it = md.extra.find("fp8_accumulation");
+        if (it != md.extra.end() && it->second != *fp8_accumulation) return false;
+      }
       if (tile && (md.tile.m != tile->m || md.tile.n != tile->n || md.tile.k != tile->k)) return false;
       if (cluster && (md.cluster.m != cluster->m || md.cluster.n != cluster->n)) return false;
       return true;

@@ -75,7 +75,17 @@ EpilogueValues reference_epilogue(EpilogueKind kind, double accum, const Epilogu
   return {nan, nan};
 }
 
-std::string BenchCase::label() const { return std::string(to_string(ab)) + " " + shape.label(); }
+std::string BenchCase::dtype_label() const {
+  const std::string accumulation = fp8_accumulation_name();
+  return std::string(to_string(ab)) + (accumulation.empty() ? "" : " " + accumulation + "-acc");
+}
+
+std::string BenchCase::label() const { return dtype_label() + " " + shape.label(); }
+
+std::string BenchCase::fp8_accumulation_name() const {
+  if (!is_fp8(ab)) return "";
+  return fp8_accumulation == Fp8Accumulation::fast ? "fast" : "precise";
+}
 
 std::vector<BenchCase> full_suite() {
   const Shape shapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {4096, 14336, 4096},
@@ -85,7 +95,9 @@ std::vector<BenchCase> full_suite() {
   for (DType ab : {DType::bf16, DType::f16}) {
     for (const Shape& s : shapes) cases.push_back({ab, s, all});
   }
-  cases.push_back({DType::e4m3, {8192, 8192, 8192}, {EpilogueKind::none, EpilogueKind::scale_amax}});
+  const std::vector<EpilogueKind> fp8{EpilogueKind::none, EpilogueKind::scale_amax};
+  cases.push_back({DType::e4m3, {8192, 8192, 8192}, fp8, Fp8Accumulation::fast});
+  cases.push_back({DType::e4m3, {8192, 8192, 8192}, fp8, Fp8Accumulation::precise});
   return cases;
 }
 
@@ -93,7 +105,8 @@ std::vector<BenchCase> quick_suite() {
   const std::vector<EpilogueKind> all(std::begin(kAllEpilogues), std::end(kAllEpilogues));
   return {{DType::bf16, {4096, 4096, 4096}, all},
           {DType::bf16, {16, 8192, 8192}, all},
-          {DType::e4m3, {4096, 4096, 4096}, {EpilogueKind::none, EpilogueKind::scale_amax}}};
+          {DType::e4m3, {4096, 4096, 4096}, {EpilogueKind::none, EpilogueKind::scale_amax}, Fp8Accumulation::fast},
+          {DType::e4m3, {4096, 4096, 4096}, {EpilogueKind::none}, Fp8Accumulation::precise}};
 }
 
 }  // namespace epigemm::bench

@@ -59,23 +59,35 @@ struct EpilogueValues {
 };
 EpilogueValues reference_epilogue(EpilogueKind kind, double accum, const EpilogueInputs& in);
 
+/// How an fp8 GEMM accumulates, on both sides of a row: epigemm's operator
+/// (its metadata's "fp8_accumulation") and cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM.
+enum class Fp8Accumulation { fast, precise };
+
 /// One problem: operand dtype, shape and the epilogues to run on it.
 struct BenchCase {
   DType ab = DType::bf16;
   Shape shape;
   std::vector<EpilogueKind> epilogues;
-  /// "bf16 8192^3"
+  Fp8Accumulation fp8_accumulation = Fp8Accumulation::precise;  ///< fp8 operands only
+  /// "bf16", "e4m3 fast-acc", "e4m3 precise-acc"
+  std::string dtype_label() const;
+  /// "bf16 8192^3", "e4m3 fast-acc 8192^3"
   std::string label() const;
+  /// For fp8 operands the accumulation's metadata value ("fast" or
+  /// "precise"), else empty (any operator).
+  std::string fp8_accumulation_name() const;
   /// The dtype of D for the 16-bit epilogues and of the anchors' output:
   /// the operand dtype, or bf16 for fp8 operands.
   DType out_dtype() const noexcept { return is_fp8(ab) ? DType::bf16 : ab; }
 };
 
 /// Every case of the issue: bf16 and f16 at six shapes with all six
-/// epilogues, fp8 e4m3 8192^3 with none and scale_amax.
+/// epilogues, fp8 e4m3 8192^3 with none and scale_amax twice: epigemm's and
+/// cuBLASLt's fast accumulation, then both precise (each library's default).
 std::vector<BenchCase> full_suite();
 /// Three cases to check the harness end to end: bf16 4096^3, bf16
-/// M=16 N=K=8192 (all epilogues), fp8 e4m3 4096^3 (none, scale_amax).
+/// M=16 N=K=8192 (all epilogues), fp8 e4m3 4096^3 (none, scale_amax) with
+/// fast accumulation and (none) with precise.
 std::vector<BenchCase> quick_suite();
 
 }  // namespace epigemm::bench

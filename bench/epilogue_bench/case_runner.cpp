@@ -51,6 +51,8 @@ LtAnchorConfig gemm_config(const CaseData& d) {
   c.B = d.B.device();
   c.C = c.D = d.anchor_D.device();
   if (is_fp8(d.spec.ab)) c.a_scale = c.b_scale = static_cast<const float*>(d.ones.device());
+  // The anchor accumulates as the row's epigemm operator does.
+  c.fast_accumulation = d.spec.fp8_accumulation == Fp8Accumulation::fast;
   return c;
 }
 
@@ -136,7 +138,7 @@ void CaseRunner::run(const BenchCase& c, std::uint64_t seed, const std::function
     try {
       row = run_epilogue(kind, data, spot);
     } catch (const std::exception& e) {
-      row.dtype = std::string(to_string(c.ab));
+      row.dtype = c.dtype_label();
       row.shape = c.shape;
       row.epilogue = std::string(epilogue_label(kind));
       row.error = e.what();
@@ -154,7 +156,7 @@ void CaseRunner::run(const BenchCase& c, std::uint64_t seed, const std::function
 
 RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck& spot) {
   RowResult row;
-  row.dtype = std::string(to_string(data.spec.ab));
+  row.dtype = data.spec.dtype_label();
   row.shape = data.spec.shape;
   row.epilogue = std::string(epilogue_label(kind));
   const SpotCheck::Expected expected = [&data, kind](double acc, std::int64_t m, std::int64_t n) {
@@ -166,7 +168,8 @@ RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck&
   std::optional<Operator> op;
   try {
     args = make_args(kind, data);
-    OperatorChoice choice = choose_operator(*args, options_.target_sm, options_.pin);
+    OperatorChoice choice =
+        choose_operator(*args, options_.target_sm, options_.pin, data.spec.fp8_accumulation_name());
     row.note = choice.note;
     if (choice.op) {
       op = choice.op;

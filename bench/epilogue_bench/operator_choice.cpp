@@ -5,12 +5,16 @@
 namespace epigemm::bench {
 namespace {
 
-OperatorQuery make_query(int target_sm, const std::string& pin, bool sm90_only) {
+OperatorQuery make_query(int target_sm, const std::string& pin, const std::string& fp8_accumulation, bool sm90_only) {
   OperatorQuery query;
   query.target_sm = target_sm;
   if (sm90_only) query.providers = {"sm90"};
-  query.metadata_filter = [pin](const OperatorMetadata& md) {
+  query.metadata_filter = [pin, fp8_accumulation](const OperatorMetadata& md) {
     if (md.provider == "cpu_reference") return false;  // host memory only; never a GPU benchmark
+    if (!fp8_accumulation.empty()) {
+      const auto it = md.extra.find("fp8_accumulation");
+      if (it != md.extra.end() && it->second != fp8_accumulation) return false;
+    }
     return pin.empty() || md.name.find(pin) != std::string::npos;
   };
   return query;
@@ -26,16 +30,17 @@ std::string rejection(const std::vector<OperatorCandidate>& candidates, const st
 
 }  // namespace
 
-OperatorChoice choose_operator(const GemmArguments& args, int target_sm, const std::string& pin) {
+OperatorChoice choose_operator(const GemmArguments& args, int target_sm, const std::string& pin,
+                               const std::string& fp8_accumulation) {
   OperatorChoice choice;
-  const OperatorQuery sm90 = make_query(target_sm, pin, true);
+  const OperatorQuery sm90 = make_query(target_sm, pin, fp8_accumulation, true);
   std::vector<Operator> ops = get_operators(args, sm90);
   if (!ops.empty()) {
     choice.op = ops.front();
     return choice;
   }
   const std::string why_not_sm90 = rejection(explain_operators(args, sm90), "the sm90 provider");
-  const OperatorQuery any = make_query(target_sm, pin, false);
+  const OperatorQuery any = make_query(target_sm, pin, fp8_accumulation, false);
   ops = get_operators(args, any);
   if (!ops.empty()) {
     choice.op = ops.front();

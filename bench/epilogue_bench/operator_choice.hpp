@@ -16,6 +16,9 @@ struct OperatorChoice {
 };
 
 /// `pin`: when not empty, only operators whose name contains it.
-OperatorChoice choose_operator(const GemmArguments& args, int target_sm, const std::string& pin);
+/// `fp8_accumulation`: when not empty ("fast" or "precise"), only operators
+/// whose metadata says they accumulate fp8 so, or say nothing about it.
+OperatorChoice choose_operator(const GemmArguments& args, int target_sm, const std::string& pin,
+                               const std::string& fp8_accumulation = "");
 
 }  // namespace epigemm::bench

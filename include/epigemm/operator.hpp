@@ -42,6 +42,9 @@ struct OperatorQuery {
   /// current CUDA device's, or none when there is no device.
   int target_sm = 0;
   /// Keep only operators for which this returns true (null keeps all).
+  /// fp8 GEMMs accumulate precisely by default; keeping the operators whose
+  /// extra["fp8_accumulation"] is "fast" picks Hopper's faster,
+  /// reduced-precision fp8 accumulation instead.
   std::function<bool(const OperatorMetadata&)> metadata_filter{};
   /// Keep only these providers (empty keeps all).
   std::vector<std::string> providers{};

@@ -120,7 +120,10 @@ def get_operators(
     target_sm: the GPU architecture (90, '90a', 80, ...); None: the current
     CUDA device's, or host operators only without one.
     metadata_filter: keeps the operators for which it returns true; it gets
-    an OperatorMetadata (attributes, or keys as in a dict).
+    an OperatorMetadata (attributes, or keys as in a dict). fp8 GEMMs
+    accumulate precisely by default; `lambda md:
+    md.extra.get("fp8_accumulation") == "fast"` picks Hopper's faster,
+    reduced-precision fp8 accumulation instead.
     providers: a name or names ('cpu_reference', 'simt', 'sm90', ...).
     """
     ops = _ext.get_operators(_cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers))

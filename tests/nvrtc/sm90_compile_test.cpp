@@ -385,5 +385,43 @@ TEST_F(Sm90Compile, IntegerOutputDFromFloatOperands) {
   expect_all_compile(std::move(jobs));
 }
 
+TEST_F(Sm90Compile, PreciseFp8AccumulationOnEveryPromotedConfiguration) {
+  // Promotion (a second accumulator set added into the first every k-block)
+  // on every configuration that has it: e4m3, mixed e4m3 x e5m2 and e5m2
+  // with f16 accumulators, D in 16-bit, f32 and fp8 (with its amax), and
+  // reductions next to D.
+  using S = OperandShape;
+  const EpilogueCase with_accum = find_case(seed_epilogues(DType::bf16, DType::bf16), "relu_scale_return_acc");
+  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  const EpilogueCase scale_amax{"scale_amax",
+                                "def epi(accum, scale):\n    D = accum * scale\n    amax = amax(D)\n    return D, amax\n",
+                                {{"scale", S::scalar_tensor, DType::f32},
+                                 {"D", S::tile, DType::e4m3},
+                                 {"amax", S::scalar_reduce, DType::f32}}};
+  const DTypeCombo e4m3{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
+  std::vector<Sm90Job> jobs;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.promote_k_blocks == 0) continue;
+    EXPECT_EQ(config.operands, Sm90OperandClass::fp8) << config.shape_name();
+    EXPECT_FALSE(config.pingpong) << config.shape_name();
+    jobs.push_back(make_job("precise_e4m3_bias_d_bf16", bias_and_extra_output(DType::bf16), e4m3, config, true, true,
+                            rng));
+    jobs.push_back(make_job("precise_e4m3_e5m2", with_accum,
+                            {"e4m3_e5m2", DType::e4m3, DType::e5m2, DType::f32, DType::f32}, config, true, true, rng));
+    jobs.push_back(make_job("precise_e5m2_f16acc_reductions", reductions,
+                            {"e5m2_f16acc", DType::e5m2, DType::e5m2, DType::f16, DType::f32}, config, true, true,
+                            rng));
+    if (config.warpgroup_n() >= 64) {
+      jobs.push_back(make_job("precise_e4m3_D_e4m3", scale_amax, e4m3, config, true, true, rng));
+    }
+    // The promotion interval is GemmConfig's last argument.
+    EXPECT_NE(jobs.back().source.name_expression.find(", 1>, EpgSm90Hook"), std::string::npos)
+        << jobs.back().label << ": " << jobs.back().source.name_expression;
+  }
+  // 128x128 (1x1, 2x1), 64x128, 128x64 and 64x64.
+  EXPECT_EQ(jobs.size(), 5u * 3u + 4u);
+  expect_all_compile(std::move(jobs));
+}
+
 }  // namespace
 }  // namespace epigemm::testing

@@ -32,6 +32,10 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 256, 2, 3, C::int8},   {128, 256, 1, 3, C::int8},   {128, 128, 1, 5, C::int8},
     {128, 128, 2, 5, C::int8},   {64, 128, 1, 6, C::int8},    {128, 64, 1, 8, C::int8},
     {64, 64, 1, 13, C::int8},
+    // fp8 with precise accumulation (promotion every k-block): the tiles
+    // whose warpgroups hold both accumulator sets (at most 128 columns).
+    {128, 128, 1, 5, C::fp8, false, 1}, {128, 128, 2, 5, C::fp8, false, 1}, {64, 128, 1, 6, C::fp8, false, 1},
+    {128, 64, 1, 8, C::fp8, false, 1},  {64, 64, 1, 13, C::fp8, false, 1},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -61,6 +65,14 @@ double tile_efficiency(const Sm90TileConfig& c) {
   if (c.bm == 128 && c.bn == 64) return 0.75;
   return 0.60;
 }
+
+/// Modelled cost of promotion (precise fp8 accumulation): each consumer
+/// waits for its wgmmas and adds its fragment every k-block (an estimate;
+/// public Hopper fp8 kernels lose a few percent to it).
+constexpr double kPromotionCost = 1.05;
+/// How far fast-accumulating fp8 operators rank below the precise ones:
+/// more than any difference of modelled time (1000 per factor of two).
+constexpr int kFastAccumulationDemotion = 100'000;
 
 // The H200 the model assumes (fitted to our measurements).
 /// ns per bm x bn tile-element and k-block at 128x256's rate (8192^3 bf16:
@@ -99,7 +111,7 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
-         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "");
+         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
@@ -146,6 +158,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.extra["layouts"] = facts.layouts;
   md.extra["accumulators"] = facts.accumulators;
   md.extra["out_dtypes"] = facts.out_dtypes;
+  if (c.operands == C::fp8) md.extra["fp8_accumulation"] = c.promote_k_blocks > 0 ? "precise" : "fast";
   md.extra["reduce_outputs"] = "f32";
   return md;
 }
@@ -172,12 +185,14 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // few waves: the 1x1 grid balances better (measured at 8192^3 / 4096^3).
   const bool many_waves = waves >= 8;
   if (c.cluster_m == 2) time *= many_waves ? 0.995 : 1.005;
+  if (c.promote_k_blocks > 0) time *= kPromotionCost;
   return time;
 }
 
 int sm90_preference(const Sm90TileConfig& c, const Problem& p, int sm_count) {
   const double time = std::max(sm90_modelled_time(c, p, sm_count), 1.0);
-  return 1'000'000 - static_cast<int>(std::lround(1000.0 * std::log2(time)));
+  const int fast_fp8 = c.operands == C::fp8 && c.promote_k_blocks == 0 ? kFastAccumulationDemotion : 0;
+  return 1'000'000 - fast_fp8 - static_cast<int>(std::lround(1000.0 * std::log2(time)));
 }
 
 }  // namespace epigemm::detail

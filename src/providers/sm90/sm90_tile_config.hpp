@@ -27,6 +27,12 @@ struct Sm90TileConfig {
   /// The two consumers take alternate whole tiles (one's epilogue under the
   /// other's main loop) instead of sharing each tile.
   bool pingpong = false;
+  /// fp8 only: 0 = fast accumulation (the tensor cores' reduced-precision
+  /// sum over all of K); n > 0 = precise accumulation, the wgmma results of
+  /// every n k-blocks (n x 128 K elements) added into f32 accumulators by
+  /// the consumers ("promotion"; cooperative tiles at most 128 columns wide
+  /// per warpgroup, which hold both accumulator sets).
+  int promote_k_blocks = 0;
 
   /// Bytes of one A or B element: 1, 2 or 4.
   int operand_bytes() const noexcept;
@@ -44,7 +50,7 @@ struct Sm90TileConfig {
   int epilogue_slots(int d_bytes) const noexcept;
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;
-  /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong".
+  /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong", "128x128x128_c1x1_precise".
   std::string shape_name() const;
 };
 
@@ -56,12 +62,15 @@ inline constexpr int kSm90DefaultSmCount = 132;
 /// Every configuration offered: for each operand class, 128x256 (2x1 and
 /// 1x1 clusters), 128x128 (1x1 and 2x1), 64x128 for small M, 128x64 and
 /// 64x64 with deep rings for memory-bound (skinny) problems, and (16-bit and
-/// fp8) 128x128 pingpong (1x1 and 2x1).
+/// fp8) 128x128 pingpong (1x1 and 2x1); fp8 ones accumulate fast, and fp8
+/// 128x128 (1x1 and 2x1), 64x128, 128x64 and 64x64 also come with precise
+/// accumulation (promote_k_blocks = 1).
 std::span<const Sm90TileConfig> sm90_tile_configs();
 
-/// Metadata: provider "sm90", name "sm90_<class>_<shape>", tile, cluster,
-/// stages, min_sm 90, and extra facts (dtypes, layouts, accumulators,
-/// output dtypes, kernel).
+/// Metadata: provider "sm90", name "sm90_wgmma_<shape>_<class>", tile,
+/// cluster, stages, min_sm 90, and extra facts (dtypes, layouts,
+/// accumulators, output dtypes, kernel; fp8 operators also
+/// "fp8_accumulation": "precise" or "fast", for metadata filters).
 OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 
 /// The heuristic's modelled time of `problem` on `config` with `sm_count`
@@ -74,7 +83,10 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count);
 
 /// preference() for `config`: higher for a smaller modelled time; always
-/// far above the simt provider's.
+/// far above the simt provider's. fp8 operators with fast accumulation rank
+/// below every precise one (as cuBLASLt and torch._scaled_mm, epigemm's fp8
+/// GEMMs accumulate precisely unless the user opts in): pick them with a
+/// metadata filter on extra["fp8_accumulation"] == "fast".
 int sm90_preference(const Sm90TileConfig& config, const Problem& problem, int sm_count);
 
 }  // namespace epigemm::detail

@@ -85,5 +85,67 @@ TEST_F(Operators, GpuCandidatesGiveReasonsAndGenerateSource) {
   EXPECT_EQ(generated, (std::set<std::string>{"simt", "sm90"}));
 }
 
+// fp8 GEMMs accumulate precisely by default, as cuBLASLt and
+// torch._scaled_mm do; a metadata filter on "fp8_accumulation" opts into
+// the tensor cores' fast accumulation.
+TEST_F(Operators, Fp8RanksPreciseAccumulationFirstAndTheFilterPicksFast) {
+  auto cuda = [](const TensorRef& t) { return TensorRef::cuda(t.data, t.dtype, t.shape, t.strides); };
+  const std::int64_t M = 256, N = 512, K = 1024;
+  HostTensor A(DType::e4m3, {M, K}), B(DType::e4m3, {K, N}, {1, K}), Dh(DType::bf16, {M, N});
+  A.fill_int(rng);
+  B.fill_int(rng);
+  GemmArguments args{.A = cuda(A), .B = cuda(B), .out = cuda(Dh)};
+  const auto accumulation = [](const Operator& op) {
+    const auto& extra = op.metadata().extra;
+    const auto it = extra.find("fp8_accumulation");
+    return it == extra.end() ? std::string("-") : it->second;
+  };
+
+  const auto all = explain_operators(args, {.target_sm = 90, .providers = {"sm90"}});
+  ASSERT_FALSE(all.empty());
+  // Every sm90 operator that takes fp8 says how it accumulates; the
+  // precise ones come before every fast one.
+  bool seen_fast = false;
+  int precise = 0, fast = 0;
+  for (const auto& c : all) {
+    const bool fp8 = c.op.name().find("_fp8") != std::string::npos;
+    if (!fp8) {
+      EXPECT_EQ(accumulation(c.op), "-") << c.op.name();
+      continue;
+    }
+    const std::string how = accumulation(c.op);
+    ASSERT_TRUE(how == "precise" || how == "fast") << c.op.name() << ": " << how;
+    if (how == "fast") {
+      seen_fast = true;
+      ++fast;
+    } else {
+      ++precise;
+      EXPECT_FALSE(seen_fast) << c.op.name() << " (precise) ranks below a fast operator";
+    }
+  }
+  EXPECT_GT(precise, 0);
+  EXPECT_GT(fast, 0);
+  // The operators of other operand classes (which refuse fp8) aside, a precise one comes first.
+  const auto first_fp8 = std::find_if(all.begin(), all.end(), [](const OperatorCandidate& c) {
+    return c.op.name().find("_fp8") != std::string::npos;
+  });
+  ASSERT_NE(first_fp8, all.end());
+  EXPECT_EQ(accumulation(first_fp8->op), "precise") << first_fp8->op.name();
+
+  OperatorQuery fast_only{.target_sm = 90, .providers = {"sm90"}};
+  fast_only.metadata_filter = [](const OperatorMetadata& md) {
+    const auto it = md.extra.find("fp8_accumulation");
+    return it != md.extra.end() && it->second == "fast";
+  };
+  const auto picked = explain_operators(args, fast_only);
+  ASSERT_EQ(picked.size(), static_cast<std::size_t>(fast));
+  for (const auto& c : picked) EXPECT_EQ(accumulation(c.op), "fast") << c.op.name();
+  // Both kinds generate their kernel; only the precise one promotes.
+  const std::string precise_source = first_fp8->op.generated_source(args);
+  const std::string fast_source = picked.front().op.generated_source(args);
+  EXPECT_NE(precise_source.find("_precise"), std::string::npos);
+  EXPECT_EQ(fast_source.find("_precise"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace epigemm::testing

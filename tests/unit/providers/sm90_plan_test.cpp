@@ -488,5 +488,87 @@ TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {
   EXPECT_DOUBLE_EQ(detail::sm90_modelled_time(kBigInt8, p, 132), 0.5 * t_bf16);  // twice the rate
 }
 
+/// The fp8 configuration with the highest preference for (M, N, K) among
+/// those `keep` admits.
+template <class Keep>
+Sm90TileConfig best_fp8_for(std::int64_t M, std::int64_t N, std::int64_t K, Keep keep) {
+  detail::Problem p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.D.dtype = DType::bf16;
+  const Sm90TileConfig* best = nullptr;
+  int best_score = 0;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    if (c.operands != Sm90OperandClass::fp8 || !keep(c)) continue;
+    const int score = detail::sm90_preference(c, p, 132);
+    EXPECT_GT(score, 0);
+    if (best == nullptr || score > best_score) best = &c, best_score = score;
+  }
+  EXPECT_NE(best, nullptr);
+  return best == nullptr ? Sm90TileConfig{} : *best;
+}
+
+TEST(Sm90TileConfigs, PreciseFp8ConfigurationsHoldTwoAccumulatorSetsAndSayHowTheyAccumulate) {
+  int precise = 0;
+  std::set<std::string> precise_shapes;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    SCOPED_TRACE(c.shape_name());
+    const OperatorMetadata md = detail::sm90_metadata(c);
+    if (c.operands != Sm90OperandClass::fp8) {
+      EXPECT_EQ(c.promote_k_blocks, 0);
+      EXPECT_EQ(md.extra.count("fp8_accumulation"), 0u);
+      continue;
+    }
+    ASSERT_EQ(md.extra.count("fp8_accumulation"), 1u);
+    if (c.promote_k_blocks == 0) {
+      EXPECT_EQ(md.extra.at("fp8_accumulation"), "fast");
+      EXPECT_EQ(md.name.find("precise"), std::string::npos);
+      continue;
+    }
+    ++precise;
+    precise_shapes.insert(std::to_string(c.bm) + "x" + std::to_string(c.bn) + "_c" + std::to_string(c.cluster_m));
+    EXPECT_EQ(md.extra.at("fp8_accumulation"), "precise");
+    EXPECT_EQ(md.name, "sm90_wgmma_" + c.shape_name() + "_fp8");
+    EXPECT_NE(md.name.find("_precise_fp8"), std::string::npos);
+    // Two f32 fragments of 64 x warpgroup_n over 128 threads fit next to
+    // everything else in the consumers' 232 registers only up to 128 columns.
+    EXPECT_LE(c.warpgroup_n(), 128);
+    EXPECT_FALSE(c.pingpong);
+    EXPECT_EQ(c.promote_k_blocks, 1);
+  }
+  EXPECT_EQ(precise, 5);
+  EXPECT_EQ(precise_shapes, (std::set<std::string>{"128x128_c1", "128x128_c2", "64x128_c1", "128x64_c1", "64x64_c1"}));
+}
+
+TEST(Sm90Heuristic, Fp8DefaultsToPreciseAccumulationAndFastIsAnOptIn) {
+  const auto any = [](const Sm90TileConfig&) { return true; };
+  const auto fast = [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; };
+  const std::int64_t shapes[][3] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {1024, 1024, 1024},
+                                    {16, 8192, 8192},   {128, 8192, 8192},   {4096, 14336, 4096}};
+  for (const auto& s : shapes) {
+    SCOPED_TRACE(std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]));
+    EXPECT_GT(best_fp8_for(s[0], s[1], s[2], any).promote_k_blocks, 0);
+    EXPECT_EQ(best_fp8_for(s[0], s[1], s[2], fast).promote_k_blocks, 0);
+  }
+  // The fast pick at 8192^3 is the one the benchmark measured against
+  // cuBLASLt's fast accumulation; the precise one is the widest that holds
+  // both accumulator sets.
+  EXPECT_EQ(shape_of(best_fp8_for(8192, 8192, 8192, fast)), "128x256x128_c2x1");
+  EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bm, 128);
+  EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bn, 128);
+  // Promotion is modelled as a cost: the same tile accumulating fast is faster.
+  detail::Problem p;
+  p.M = p.N = p.K = 4096;
+  p.D.dtype = DType::bf16;
+  const Sm90TileConfig fast128{128, 128, 1, 5, Sm90OperandClass::fp8};
+  Sm90TileConfig precise128 = fast128;
+  precise128.promote_k_blocks = 1;
+  EXPECT_GT(detail::sm90_modelled_time(precise128, p, 132), detail::sm90_modelled_time(fast128, p, 132));
+  EXPECT_GT(detail::sm90_preference(precise128, p, 132), detail::sm90_preference(fast128, p, 132));
+  // 16-bit operands are unaffected: nothing is demoted.
+  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192)), "128x256x64_c2x1");
+}
+
 }  // namespace
 }  // namespace epigemm::testing
