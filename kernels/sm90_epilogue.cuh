@@ -25,7 +25,7 @@ namespace epigemm::sm90 {
 /// registers) defines instead a nested `Tile` type, built once per warpgroup
 /// tile and used in place of operator():
 ///   __device__ Tile(const Epi& epi, int l, int M, int N);
-///   __device__ V operator()(Acc acc, float staged, int m, int n, int h, int c);
+///   __device__ V operator()(Acc acc, float staged, float& aux, int m, int n, int h, int c);
 ///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ void end_tile(int row0, int M, int lane);
 /// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +
@@ -34,7 +34,8 @@ namespace epigemm::sm90 {
 /// for an even c comes right before the one for c + 1 (when that is in D). end_chunk
 /// follows each staged chunk and end_tile the last one; every thread of the
 /// warpgroup calls them together, so they may use warp shuffles. `staged` is
-/// the element (m, n) of the hook's staged input (see StagesInput), else 0.
+/// the element (m, n) of the hook's staged input (see StagesInput), else 0;
+/// a hook with a staged output (StagesOutput) sets `aux` to its element.
 struct IdentityEpilogue {
   template <class Acc>
   __device__ __forceinline__ Acc operator()(Acc acc, int, int, int) const {
@@ -49,7 +50,7 @@ struct PlainTile {
   int l;
   __device__ __forceinline__ PlainTile(const Epi& e, int batch, int, int) : epi(e), l(batch) {}
   template <class Acc>
-  __device__ __forceinline__ auto operator()(Acc acc, float, int m, int n, int, int) const {
+  __device__ __forceinline__ auto operator()(Acc acc, float, float&, int m, int n, int, int) const {
     return epi(acc, m, n, l);
   }
   __device__ __forceinline__ void end_chunk(int, int, int, int, int) {}
@@ -120,6 +121,22 @@ template <class Epi>
 struct StagesInput<Epi, typename VoidOf<typename Epi::StagedType>::type> {
   static constexpr bool value = true;
   using type = typename Epi::StagedType;
+};
+
+/// Whether a hook hands back one full-tile output besides D for the kernel to
+/// stage and TMA-store like D (`using StagedOutType = T`, T of D's size: __half,
+/// __nv_bfloat16, float, __nv_fp8_e4m3 or __nv_fp8_e5m2): the Tile's `aux`
+/// argument receives its value for each element. Same slot requirements as a
+/// staged input, and the chunks unrolled.
+template <class Epi, class = void>
+struct StagesOutput {
+  static constexpr bool value = false;
+  using type = float;
+};
+template <class Epi>
+struct StagesOutput<Epi, typename VoidOf<typename Epi::StagedOutType>::type> {
+  static constexpr bool value = true;
+  using type = typename Epi::StagedOutType;
 };
 
 /// Two values of type T as they lie in memory (first = low), widened to f32.
@@ -230,162 +247,168 @@ __device__ __forceinline__ u32 bits32(V v) {
 }
 
 /// Writes the in-bounds part of one staged chunk (64 rows x kChunkCols, swizzled
-/// as staged_offset) to D with plain stores by the warpgroup's 128 threads, for the
-/// chunk at a ragged N edge. Consecutive threads take consecutive columns.
+/// as staged_offset) with plain stores by the warpgroup's 128 threads, for the
+/// chunk at a ragged N edge, to the row-major tensor at `base` (row stride
+/// `ld`, batch stride `batch`, elements). Consecutive threads take
+/// consecutive columns.
 template <class Cfg>
-__device__ __forceinline__ void copy_ragged_chunk(u32 chunk, const GemmParams& p, int m_base,
-                                                  int col0, int l, int tid) {
+__device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long long ld, long long batch,
+                                                  const GemmParams& p, int m_base, int col0, int l, int tid) {
   constexpr int kCols = Cfg::kChunkCols;
   const int rows = p.M - m_base < 64 ? p.M - m_base : 64;
   const int cols = p.N - col0;
-  const long long origin = l * p.d_batch + static_cast<long long>(m_base) * p.ldd + col0;
+  const long long origin = l * batch + static_cast<long long>(m_base) * ld + col0;
 #pragma unroll 4
   for (int e = tid; e < 64 * kCols; e += 128) {
     const int r = e / kCols, c = e % kCols;
     if (r >= rows || c >= cols) continue;
     const u32 addr = chunk + Cfg::staged_offset(r, c * Cfg::kOutBytes);
-    const long long at = origin + static_cast<long long>(r) * p.ldd + c;
+    const long long at = origin + static_cast<long long>(r) * ld + c;
     if constexpr (Cfg::kOutBytes == 1)
-      static_cast<unsigned char*>(p.d)[at] = static_cast<unsigned char>(ld_shared_u8(addr));
+      static_cast<unsigned char*>(base)[at] = static_cast<unsigned char>(ld_shared_u8(addr));
     else if constexpr (Cfg::kOutBytes == 2)
-      static_cast<u16*>(p.d)[at] = ld_shared_b16(addr);
+      static_cast<u16*>(base)[at] = ld_shared_b16(addr);
     else
-      static_cast<u32*>(p.d)[at] = ld_shared_b32(addr);
+      static_cast<u32*>(base)[at] = ld_shared_b32(addr);
   }
 }
 
-/// The hook's value for one accumulator (register coordinates h, c as in
-/// the Tile contract; `staged`: the staged input's element); with kChecked,
-/// 0 outside D.
+/// The hook's value for one accumulator (register coordinates h, c as in the
+/// Tile contract; `staged`: the staged input's element; `aux`: receives the
+/// staged output's); with kChecked, 0 outside D.
 template <bool kChecked, class Tile, class Acc>
-__device__ __forceinline__ auto epi_value(Tile& tile, Acc acc, float staged, int m, int n, int h, int c,
+__device__ __forceinline__ auto epi_value(Tile& tile, Acc acc, float staged, float& aux, int m, int n, int h, int c,
                                           int M, int N) {
-  using V = decltype(tile(acc, staged, m, n, h, c));
+  using V = decltype(tile(acc, staged, aux, m, n, h, c));
   if constexpr (kChecked) {
     if (m >= M || n >= N) return V(0);
   }
-  return tile(acc, staged, m, n, h, c);
+  return tile(acc, staged, aux, m, n, h, c);
+}
+
+/// One thread's part of a staged chunk as 32-bit words, in the order
+/// write_chunk stores them. Thread t = 32*w + lane owns rows 16w + lane/4
+/// (h = 0) and + 8 (h = 1), and in the chunk's 8-column group g the columns
+/// 8g + 2*(lane%4) and + 1. 1- and 2-byte elements: word 2g + h holds the
+/// pair (packed; 1-byte pairs in the low 16 bits); 4-byte: word 4g + 2h + k
+/// holds column 8g + 2*(lane%4) + k.
+template <class Cfg>
+inline constexpr int kChunkWords = Cfg::kChunkCols / 8 * (Cfg::kOutBytes == 4 ? 4 : 2);
+
+/// Stores one thread's words of a chunk at their swizzled places (see
+/// Cfg::staged_offset), which keeps every store free of bank conflicts:
+/// 2-byte elements by stmatrix x4 per pair of groups (q, q+1) (matrix i =
+/// (h = i%2, q + i/2), 8 rows x 16 bytes; lane 8i+r addresses row r of
+/// matrix i); 1-byte pairs by 16-bit stores (a warp's 8 rows sit in 8
+/// different 16-byte units); 4-byte ones by 8-byte stores.
+template <class Cfg>
+__device__ __forceinline__ void write_chunk(const u32 (&w)[kChunkWords<Cfg>], u32 slot, int warp, int lane) {
+  constexpr int kGroups = Cfg::kChunkCols / 8;
+  const int row0 = 16 * warp + lane / 4;
+  if constexpr (Cfg::kOutBytes == 2) {
+    const int mi = lane / 8, row = 16 * warp + lane % 8 + 8 * (mi & 1);
+#pragma unroll
+    for (int g = 0; g < kGroups; g += 2)
+      stmatrix_x4(slot + Cfg::staged_offset(row, 16 * (g + mi / 2)), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+  } else {
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (Cfg::kOutBytes == 1)
+          st_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, 8 * g + 2 * (lane % 4)), static_cast<u16>(w[2 * g + h]));
+        else
+          st_shared_v2_b32(slot + Cfg::staged_offset(row0 + 8 * h, (8 * g + 2 * (lane % 4)) * 4), w[4 * g + 2 * h],
+                           w[4 * g + 2 * h + 1]);
+      }
+    }
+  }
+}
+
+/// Loads one thread's words of a chunk from the places write_chunk stores
+/// them (ldmatrix x4 is stmatrix x4's inverse).
+template <class Cfg>
+__device__ __forceinline__ void read_chunk(u32 (&w)[kChunkWords<Cfg>], u32 slot, int warp, int lane) {
+  constexpr int kGroups = Cfg::kChunkCols / 8;
+  const int row0 = 16 * warp + lane / 4;
+  if constexpr (Cfg::kOutBytes == 2) {
+    const int mi = lane / 8, row = 16 * warp + lane % 8 + 8 * (mi & 1);
+#pragma unroll
+    for (int g = 0; g < kGroups; g += 2)
+      ldmatrix_x4(slot + Cfg::staged_offset(row, 16 * (g + mi / 2)), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+  } else {
+#pragma unroll
+    for (int g = 0; g < kGroups; ++g) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (Cfg::kOutBytes == 1)
+          w[2 * g + h] = ld_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, 8 * g + 2 * (lane % 4)));
+        else
+          ld_shared_v2_b32(slot + Cfg::staged_offset(row0 + 8 * h, (8 * g + 2 * (lane % 4)) * 4), w[4 * g + 2 * h],
+                           w[4 * g + 2 * h + 1]);
+      }
+    }
+  }
+}
+
+/// Two results rounded to a 1- or 2-byte T and packed as one word.
+template <class T, class V>
+__device__ __forceinline__ u32 pack_pair(V lo, V hi) {
+  if constexpr (sizeof(T) == 1) return pack2_byte<T>(lo, hi);
+  else return pack2<T>(d_value(lo), d_value(hi));
 }
 
 /// Writes output chunk `chunk` (warpgroup columns [chunk*kChunkCols, +kChunkCols))
 /// into the staging slot at `slot`, from the chunk's accumulators, which the
 /// caller has moved to the front of `acc` (register group g of the chunk is
-/// acc[4g .. 4g+3]). Thread t = 32*w + lane owns rows 16w + lane/4 (+8) and
-/// columns 8q + 2*(lane%4) (+1) of the warpgroup's 8-column group q.
-/// With a staged input (kStaged, elements of type S), the slot holds that
-/// input's chunk: each thread first reads its elements from exactly the places
+/// acc[4g .. 4g+3]). The whole chunk's values are computed before the first
+/// shared store, so the hook's global loads for all of them can be in flight
+/// together. With a staged input (kStaged, elements of type S), the slot holds
+/// that input's chunk: each thread reads its elements from exactly the places
 /// it then writes, and a warp touches only its own 16 rows, so the chunk is
-/// overwritten in place without a barrier.
-template <bool kChecked, class Cfg, bool kStaged, class S, class Tile>
+/// overwritten in place without a barrier. With a staged output (kAux,
+/// elements of type TF), its words for the chunk go to `aux`.
+template <bool kChecked, class Cfg, bool kStaged, class S, bool kAux, class TF, class Tile>
 __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)[Cfg::kAccRegs], u32 slot,
-                                            int chunk, int m_base, int n_base, int M, int N,
-                                            int warp, int lane) {
+                                            int chunk, int m_base, int n_base, int M, int N, int warp, int lane,
+                                            u32 (&aux)[kChunkWords<Cfg>]) {
   constexpr int kGroups = Cfg::kChunkCols / 8;  // 8-column register groups per chunk
-  const int row0 = 16 * warp + lane / 4;        // warpgroup-local row of h = 0
-  const int m0 = m_base + row0;
+  constexpr int kWords = kChunkWords<Cfg>;
+  const int m0 = m_base + 16 * warp + lane / 4;
   const int n_lane = n_base + 2 * (lane % 4);
-  // The whole chunk's values are computed before the first shared store, so
-  // the hook's global loads for all of them can be in flight together.
-  if constexpr (Cfg::kOutBytes == 1) {
-    // fp8, s8, u8: a row's two values of group g are 2 bytes at byte 8g + 2*(lane%4),
-    // stored with one 16-bit store. Per store the warp's 8 rows (lane/4) sit
-    // in 8 different 16-byte units of the swizzle (128-byte rows: unit
-    // (g/2) ^ r; 64-byte rows: half r%2, unit (g/2) ^ (r/2)%4), so its 64
-    // bytes hit 16 distinct banks: no conflicts.
-    u32 in_bits[kGroups][2] = {};
-    if constexpr (kStaged) {
+  u32 in[kWords] = {};
+  if constexpr (kStaged) read_chunk<Cfg>(in, slot, warp, lane);
+  u32 out[kWords];
 #pragma unroll
-      for (int g = 0; g < kGroups; ++g) {
-        const int byte = 8 * g + 2 * (lane % 4);
+  for (int g = 0; g < kGroups; ++g) {
+    const int n = n_lane + 8 * (chunk * kGroups + g);
 #pragma unroll
-        for (int h = 0; h < 2; ++h) in_bits[g][h] = ld_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, byte));
+    for (int h = 0; h < 2; ++h) {
+      const int m = m0 + 8 * h;
+      float a0 = 0.f, a1 = 0.f;
+      if constexpr (Cfg::kOutBytes == 4) {
+        const int w = 4 * g + 2 * h;
+        const auto v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], __uint_as_float(in[w]), a0, m, n, h, 2 * g, M, N);
+        const auto v1 =
+            epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], __uint_as_float(in[w + 1]), a1, m, n + 1, h, 2 * g + 1, M, N);
+        out[w] = bits32<typename Cfg::TD>(v0);
+        out[w + 1] = bits32<typename Cfg::TD>(v1);
+        if constexpr (kAux) {
+          aux[w] = bits32<TF>(a0);
+          aux[w + 1] = bits32<TF>(a1);
+        }
+      } else {
+        const int w = 2 * g + h;
+        const float2 s = staged_pair<kStaged, S>(in[w]);
+        const auto v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], s.x, a0, m, n, h, 2 * g, M, N);
+        const auto v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], s.y, a1, m, n + 1, h, 2 * g + 1, M, N);
+        out[w] = pack_pair<typename Cfg::TD>(v0, v1);
+        if constexpr (kAux) aux[w] = pack_pair<TF>(a0, a1);
       }
-    }
-    u16 packed[kGroups][2];
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int q = chunk * kGroups + g;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        const float2 in = staged_pair<kStaged, S>(in_bits[g][h]);
-        const auto v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], in.x, m, n, h, 2 * g, M, N);
-        const auto v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], in.y, m, n + 1, h, 2 * g + 1, M, N);
-        packed[g][h] = pack2_byte<typename Cfg::TD>(v0, v1);
-      }
-    }
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int byte = 8 * g + 2 * (lane % 4);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) st_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, byte), packed[g][h]);
-    }
-  } else if constexpr (Cfg::kOutBytes == 2) {
-    // stmatrix x4 per pair of groups (q, q+1): matrix i = (h = i%2, q + i/2),
-    // 8 rows x 16 bytes each. Lane 8i+r addresses row r of matrix i; ldmatrix
-    // at the same addresses reads a staged input in the same layout.
-    const int mi = lane / 8, r = lane % 8;
-    const int row = 16 * warp + r + 8 * (mi & 1);
-    u32 regs[kGroups / 2][4];
-    if constexpr (kStaged) {
-#pragma unroll
-      for (int g = 0; g < kGroups; g += 2) {
-        const u32 addr = slot + Cfg::staged_offset(row, 16 * (g + mi / 2));
-        ldmatrix_x4(addr, regs[g / 2][0], regs[g / 2][1], regs[g / 2][2], regs[g / 2][3]);
-      }
-    }
-#pragma unroll
-    for (int g = 0; g < kGroups; g += 2) {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int gi = g + i / 2, q = chunk * kGroups + gi, h = i % 2, c = 2 * gi;
-        const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        const float2 in = staged_pair<kStaged, S>(regs[g / 2][i]);
-        const auto v0 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h], in.x, m, n, h, c, M, N);
-        const auto v1 = epi_value<kChecked>(tile, acc[4 * gi + 2 * h + 1], in.y, m, n + 1, h, c + 1, M, N);
-        regs[g / 2][i] = pack2<typename Cfg::TD>(d_value(v0), d_value(v1));
-      }
-    }
-    if constexpr (kStaged) __syncwarp();  // every lane's reads precede the warp's stores
-#pragma unroll
-    for (int g = 0; g < kGroups; g += 2) {
-      const u32 addr = slot + Cfg::staged_offset(row, 16 * (g + mi / 2));
-      stmatrix_x4(addr, regs[g / 2][0], regs[g / 2][1], regs[g / 2][2], regs[g / 2][3]);
-    }
-  } else {
-    // f32 or int (always 128-byte chunk rows): two 8-byte stores per group; a
-    // row's 32 bytes span units 2g, 2g+1.
-    float in[kGroups][2][2] = {};
-    if constexpr (kStaged) {
-#pragma unroll
-      for (int g = 0; g < kGroups; ++g) {
-        const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          ld_shared_v2_f32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), in[g][h][0], in[g][h][1]);
-      }
-    }
-    u32 values[kGroups][2][2];
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int q = chunk * kGroups + g;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int m = m0 + 8 * h, n = n_lane + 8 * q;
-        values[g][h][0] = bits32<typename Cfg::TD>(
-            epi_value<kChecked>(tile, acc[4 * g + 2 * h], in[g][h][0], m, n, h, 2 * g, M, N));
-        values[g][h][1] = bits32<typename Cfg::TD>(
-            epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], in[g][h][1], m, n + 1, h, 2 * g + 1, M, N));
-      }
-    }
-#pragma unroll
-    for (int g = 0; g < kGroups; ++g) {
-      const int byte_in_row = (8 * g + 2 * (lane % 4)) * 4;
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        st_shared_v2_b32(slot + Cfg::staged_offset(row0 + 8 * h, byte_in_row), values[g][h][0], values[g][h][1]);
     }
   }
+  if constexpr (kStaged) __syncwarp();  // every lane's reads precede the warp's stores
+  write_chunk<Cfg>(out, slot, warp, lane);
 }
 
 /// Issued by thread 0 of a consumer while its tile's main loop runs: once the
@@ -417,7 +440,9 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 /// of bank conflicts. Tiles wholly inside D skip the bounds checks. Only
 /// thread 0 issues, commits and waits for TMA stores. With a staged input
 /// (StagesInput<Epi>), the slots already hold it once phase `staged_parity`
-/// of `staged_bar` completes (load_staged_input).
+/// of `staged_bar` completes (load_staged_input). With a staged output
+/// (StagesOutput<Epi>), its chunks wait in registers until D's stores have
+/// read the slots, then take their place and leave through `tma_f`.
 ///
 /// The chunks work on the front of `acc`, and the rest moves down after each
 /// one: unrolled, that costs nothing; as a loop (LoopsChunks), the user's
@@ -425,15 +450,19 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 template <class Cfg, class Epi>
 __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
                                                      typename Cfg::Acc (&acc)[Cfg::kAccRegs],
-                                                     const CUtensorMap* tma_d, u32 staging,
-                                                     const GemmParams& p, int m_base, int n_base,
+                                                     const CUtensorMap* tma_d, const CUtensorMap* tma_f,
+                                                     u32 staging, const GemmParams& p, int m_base, int n_base,
                                                      int l, int tid, int barrier_id, u32 staged_bar,
                                                      u32 staged_parity) {
   constexpr int kChunkRegs = Cfg::kChunkCols / 2;  // accumulators of one chunk per thread
   constexpr bool kStaged = StagesInput<Epi>::value;
   using S = typename StagesInput<Epi>::type;
-  static_assert(!kStaged || (Cfg::kEpiRounds == 1 && Cfg::kWgRows == 1),
-                "a staged input needs the whole warpgroup tile in the slots and one row block per consumer");
+  constexpr bool kAux = StagesOutput<Epi>::value;
+  using TF = typename StagesOutput<Epi>::type;
+  constexpr bool kLoop = LoopsChunks<Epi>::value;
+  static_assert(!(kStaged || kAux) || (Cfg::kEpiRounds == 1 && Cfg::kWgRows == 1),
+                "staged inputs and outputs need the whole warpgroup tile in the slots and one row block per consumer");
+  static_assert(!(kAux && kLoop), "a staged output's chunks wait in registers: unrolled chunks only");
   const int M = p.M, N = p.N;
   // TMA stores write whole 16-byte units: a chunk that straddles a ragged N
   // edge is written by the threads instead (see copy_ragged_chunk).
@@ -442,6 +471,24 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = m_base + 16 * warp + lane / 4;
   typename TileOf<Epi>::type tile(epi, l, M, N);
+  u32 aux[kAux ? Cfg::kChunksPerWg : 1][kChunkWords<Cfg>];
+
+  // Issues the TMA stores (or the ragged edge's thread stores) of the slots
+  // holding chunks first .. first + count - 1 of a tensor mapped by `map`.
+  const auto store_slots = [&](const CUtensorMap* map, void* base, long long ld, long long batch, int first,
+                               int count) {
+#pragma unroll
+    for (int s = 0; s < count; ++s) {
+      const int col0 = n_base + (first + s) * Cfg::kChunkCols;
+      if (col0 >= N || m_base >= M) continue;  // wholly outside D
+      const u32 slot = staging + s * Cfg::kChunkBytes;
+      if (ragged_n && col0 + Cfg::kChunkCols > N)
+        copy_ragged_chunk<Cfg>(slot, base, ld, batch, p, m_base, col0, l, tid);
+      else if (tid == 0)
+        tma_store_3d(map, slot, col0, m_base, l);
+    }
+    if (tid == 0) tma_store_commit();
+  };
 
   const auto chunk_step = [&](int chunk) {
     const int slot = chunk % Cfg::kEpiSlots;
@@ -456,10 +503,13 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
       }
     }
     const u32 slot_addr = staging + slot * Cfg::kChunkBytes;
+    u32(&chunk_aux)[kChunkWords<Cfg>] = aux[kAux ? chunk : 0];
     if (inside)
-      stage_chunk<false, Cfg, kStaged, S>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
+      stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
+                                                    chunk_aux);
     else
-      stage_chunk<true, Cfg, kStaged, S>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane);
+      stage_chunk<true, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
+                                                   chunk_aux);
     tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
 #pragma unroll
     for (int i = 0; i + kChunkRegs < Cfg::kAccRegs; ++i) acc[i] = acc[i + kChunkRegs];
@@ -469,25 +519,26 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
       // this round's chunks.
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);
-      const int first = chunk + 1 - Cfg::kEpiSlots;
-#pragma unroll
-      for (int s = 0; s < Cfg::kEpiSlots; ++s) {
-        const int col0 = n_base + (first + s) * Cfg::kChunkCols;
-        if (col0 >= N || m_base >= M) continue;  // wholly outside D
-        if (ragged_n && col0 + Cfg::kChunkCols > N)
-          copy_ragged_chunk<Cfg>(staging + s * Cfg::kChunkBytes, p, m_base, col0, l, tid);
-        else if (tid == 0)
-          tma_store_3d(tma_d, staging + s * Cfg::kChunkBytes, col0, m_base, l);
-      }
-      if (tid == 0) tma_store_commit();
+      store_slots(tma_d, p.d, p.ldd, p.d_batch, chunk + 1 - Cfg::kEpiSlots, Cfg::kEpiSlots);
     }
   };
-  if constexpr (LoopsChunks<Epi>::value) {
+  if constexpr (kLoop) {
 #pragma unroll 1
     for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) chunk_step(chunk);
   } else {
 #pragma unroll
     for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) chunk_step(chunk);
+  }
+  if constexpr (kAux) {
+    // D's stores have read the slots: the staged output takes them.
+    if (tid == 0) tma_store_wait_read<0>();
+    named_barrier_sync(barrier_id, 128);
+#pragma unroll
+    for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk)
+      write_chunk<Cfg>(aux[chunk], staging + chunk * Cfg::kChunkBytes, warp, lane);
+    fence_proxy_async_smem();
+    named_barrier_sync(barrier_id, 128);
+    store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg);
   }
   tile.end_tile(row0, M, lane);
   // The threads' reads of a ragged chunk finish before thread 0 lets the

@@ -92,6 +92,15 @@ struct EpgSm90StagedInput<Epi, kStaged, true> {
   using StagedType = typename EpgSm90Staged<Epi::kInDType[kStaged]>::type;
 };
 
+// Names the staged output's element type for the kernel (kStagedOut >= 0),
+// or nothing: the kernel looks for StagedOutType.
+template <class Epi, int kStagedOut, bool = (kStagedOut >= 0)>
+struct EpgSm90StagedOutput {};
+template <class Epi, int kStagedOut>
+struct EpgSm90StagedOutput<Epi, kStagedOut, true> {
+  using StagedOutType = typename EpgSm90Staged<Epi::kOutDType[kStagedOut]>::type;
+};
+
 // Epi: the generated EpgEpilogue; kDSlot: the output slot of D; kChunkCols:
 // columns of one staged output chunk (Cfg::kChunkCols: 128 bytes of D, or the
 // warpgroup tile when narrower); kUnitIn /
@@ -100,13 +109,16 @@ struct EpgSm90StagedInput<Epi, kStaged, true> {
 // need no multiply; kLoop: stage the chunks in a loop (long epilogues);
 // kStaged: the full-tile input the kernel TMA-loads into the output staging
 // slots (its value reaches Tile::operator() as `staged`), or -1;
+// kStagedOut: the tile output besides D that the kernel stages and
+// TMA-stores like D (its value leaves Tile::operator() through `aux`), or -1;
 // DValue: the type of D's value handed to the kernel: the Compute type
 // (float) when D is computed, or the accumulator's when D is the accumulator
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1, class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
-struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
+          bool kLoop = false, int kStaged = -1, int kStagedOut = -1,
+          class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
+struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
   using Params = typename Epi::Params;
   using Result = typename EpgSm90Result<typename Epi::Acc>::type;
@@ -190,8 +202,9 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
     // One element: h and c are the register coordinates of the kernel's Tile
     // contract (sm90_epilogue.cuh).
     template <class KernelAcc>
-    __device__ __forceinline__ DValue operator()(KernelAcc acc, float staged, int m, int n, int h, int c) {
-      Ctx ctx{*this, m, n, h, c, staged, DValue(0)};
+    __device__ __forceinline__ DValue operator()(KernelAcc acc, float staged, float& aux, int m, int n, int h,
+                                                 int c) {
+      Ctx ctx{*this, m, n, h, c, staged, aux, DValue(0)};
       Epi::apply(ctx, epg_sm90_acc<typename Epi::Acc>(acc));
       return ctx.result;
     }
@@ -215,6 +228,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
     long long m, n;
     int h, c;
     float staged;  // input kStaged's element (m, n)
+    float& aux;    // output kStagedOut's element (m, n)
     DValue result;
 
     template <int I>
@@ -243,6 +257,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged> {
       const EpgOperand& o = t.p.out[J];
       if constexpr (J == kDSlot) {
         result = epg_sm90_d_value<DValue>(value);
+      } else if constexpr (J == kStagedOut) {
+        aux = static_cast<float>(epg_sm90_result(value));
       } else if constexpr (kUnit) {
         // Even column: wait for the odd one unless it lies outside D.
         const long long at = t.l * o.stride_l + m * o.stride_m + n;

@@ -184,7 +184,8 @@ __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, fl
 /// one pass of the ring ahead, which the mbarrier parity could not tell apart.
 template <class Cfg, class Epi>
 __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_d,
-                                        const CUtensorMap* tma_c, const GemmParams& p, const Epi& epi,
+                                        const CUtensorMap* tma_c, const CUtensorMap* tma_f, const GemmParams& p,
+                                        const Epi& epi,
                                         int consumer) {
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
@@ -279,7 +280,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 
 #pragma unroll
     for (int r = 0; r < Cfg::kWgRows; ++r)
-      store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, smem.staging(consumer), p, tile.m0 + (wg_m + r) * 64,
+      store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, tma_f, smem.staging(consumer), p, tile.m0 + (wg_m + r) * 64,
                                 tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer, smem.staged_bar(consumer),
                                 staged_parity);
     staged_parity ^= 1;
@@ -292,8 +293,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 /// one per SM; more CTAs than tiles is allowed) and, for kClusterM == 2, a
 /// cluster dimension of (2, 1, 1). Tensor maps (3-D, SWIZZLE_128B, boxes in
 /// GemmConfig): A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L};
-/// C, the hook's staged input if it has one (StagesInput), laid out as D
-/// (any valid map otherwise: it is not read).
+/// C, the hook's staged input if it has one (StagesInput), and F, its staged
+/// output (StagesOutput), laid out as D (any valid map otherwise: unused).
 /// `params` also carries D's pointer and strides (edge chunks, see GemmParams);
 /// `epi` is the per-element hook (see IdentityEpilogue for the contract); it is
 /// a __grid_constant__ parameter, so hooks read their fields in place.
@@ -302,7 +303,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a,
                 const __grid_constant__ CUtensorMap tma_b,
                 const __grid_constant__ CUtensorMap tma_d,
-                const __grid_constant__ CUtensorMap tma_c, const GemmParams params,
+                const __grid_constant__ CUtensorMap tma_c,
+                const __grid_constant__ CUtensorMap tma_f, const GemmParams params,
                 const __grid_constant__ Epi epi) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -334,7 +336,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   } else {
     setmaxnreg_inc<Cfg::kConsumerRegs>();
     if (StagesInput<Epi>::value && threadIdx.x % 128 == 0) prefetch_tensormap(&tma_c);
-    consume<Cfg>(smem, &tma_d, &tma_c, params, epi, warpgroup - 1);
+    if (StagesOutput<Epi>::value && threadIdx.x % 128 == 0) prefetch_tensormap(&tma_f);
+    consume<Cfg>(smem, &tma_d, &tma_c, &tma_f, params, epi, warpgroup - 1);
   }
 
   // No CTA may leave while its peer can still arrive on its barriers.

@@ -25,6 +25,10 @@ struct GemmParams {
   void* d = nullptr;
   long long ldd = 0;
   long long d_batch = 0;
+  /// The hook's staged output (see StagesOutput), likewise for its edge chunks.
+  void* f = nullptr;
+  long long ldf = 0;
+  long long f_batch = 0;
 };
 
 /// Largest dynamic shared memory one block may use on sm_90 (227 KB).

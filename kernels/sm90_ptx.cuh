@@ -317,9 +317,9 @@ __device__ __forceinline__ void ldmatrix_x4(u32 addr, u32& r0, u32& r1, u32& r2,
                : "memory");
 }
 
-/// 8-byte shared load of two floats.
-__device__ __forceinline__ void ld_shared_v2_f32(u32 addr, float& a, float& b) {
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(a), "=f"(b) : "r"(addr) : "memory");
+/// 8-byte shared load of two 32-bit words.
+__device__ __forceinline__ void ld_shared_v2_b32(u32 addr, u32& a, u32& b) {
+  asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(a), "=r"(b) : "r"(addr) : "memory");
 }
 
 /// 8-byte shared store of two floats.

@@ -68,8 +68,8 @@ inline NvrtcKernel nvrtc_build(const std::string& kernels_dir, const std::string
   return k;
 }
 
-/// Launches an NVRTC-built gemm_kernel with its six parameters (no staged
-/// epilogue input: D's map stands in for C's).
+/// Launches an NVRTC-built gemm_kernel with its seven parameters (no staged
+/// epilogue input or output: D's map stands in for theirs).
 template <class Epi>
 inline void nvrtc_launch(const NvrtcKernel& k, int smem_bytes, int threads, int grid, int cluster_m,
                          const sm90::CUtensorMap& ma, const sm90::CUtensorMap& mb,
@@ -90,7 +90,7 @@ inline void nvrtc_launch(const NvrtcKernel& k, int smem_bytes, int threads, int 
   attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
   cfg.attrs = &attr;
   cfg.numAttrs = cluster_m > 1 ? 1 : 0;
-  void* args[] = {(void*)&ma, (void*)&mb, (void*)&md, (void*)&md, (void*)&p, (void*)&epi};
+  void* args[] = {(void*)&ma, (void*)&mb, (void*)&md, (void*)&md, (void*)&md, (void*)&p, (void*)&epi};
   DEV_CHECK_CU(cuLaunchKernelEx(&cfg, k.function, args, nullptr));
 }
 

@@ -178,6 +178,14 @@ class GpuProblem {
   }
 
   Operand& operand(const std::string& name) { return operands_.at(name); }
+  /// The names of the outputs, in name order.
+  std::vector<std::string> output_names() const {
+    std::vector<std::string> names;
+    for (const auto& [name, op] : operands_) {
+      if (op.output) names.push_back(name);
+    }
+    return names;
+  }
   void upload(const std::string& name) {
     Operand& op = operands_.at(name);
     op.device.upload(op.host->ref().data, op.bytes, device_offset(op));

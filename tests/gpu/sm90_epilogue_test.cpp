@@ -188,18 +188,20 @@ TEST_F(Sm90Epilogue, Fp8DWithAmaxOnEveryTileMatchesTheReference) {
   }
 }
 
-TEST_F(Sm90Epilogue, StagedFullTileInputsOnEveryTile) {
+TEST_F(Sm90Epilogue, StagedFullTileInputsAndOutputsOnEveryTile) {
   // C has D's element size and rows TMA can load, so the kernel loads it into
-  // D's staging slots during the main loop and overwrites it there with D.
-  // C and D of the same and of different dtypes (f16 into bf16, e5m2 into
-  // e4m3), 2-, 4- and 1-byte; C per batch and shared by the batch; ragged
-  // M and N, a one-row problem, and an F output written beside D.
+  // D's staging slots during the main loop and overwrites it there with D;
+  // F of D's size follows D through the slots. C, D and F of the same and of
+  // different dtypes (f16 beside bf16, e5m2 beside e4m3), 2-, 4- and 1-byte,
+  // and an F of another size (stored directly); C per batch and shared by
+  // the batch; ragged M and N, and a one-row problem.
   EPIGEMM_REQUIRE_SM90(driver);
   struct Types {
-    DType c, d;
+    DType c, d, f;
   };
-  const Types types[] = {{DType::bf16, DType::bf16}, {DType::f16, DType::bf16}, {DType::f32, DType::f32},
-                         {DType::e5m2, DType::e4m3}};
+  const Types types[] = {{DType::bf16, DType::bf16, DType::bf16}, {DType::f16, DType::bf16, DType::f16},
+                         {DType::f32, DType::f32, DType::f32}, {DType::e5m2, DType::e4m3, DType::e5m2},
+                         {DType::bf16, DType::bf16, DType::f32}};
   struct Shape {
     std::int64_t L, M, N, K;
     bool shared_c;
@@ -209,17 +211,19 @@ TEST_F(Sm90Epilogue, StagedFullTileInputsOnEveryTile) {
     for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
       if (is_fp8(t.d) && config.warpgroup_n() < 64) continue;  // refused: too narrow for fp8 D
       for (const Shape& s : shapes) {
-        SCOPED_TRACE("C " + std::string(to_string(t.c)) + ", D " + std::string(to_string(t.d)) + ", tile " +
-                     config.shape_name() + ", L M N K " + std::to_string(s.L) + " " + std::to_string(s.M) + " " +
-                     std::to_string(s.N) + " " + std::to_string(s.K));
+        SCOPED_TRACE("C " + std::string(to_string(t.c)) + ", D " + std::string(to_string(t.d)) + ", F " +
+                     std::string(to_string(t.f)) + ", tile " + config.shape_name() + ", L M N K " +
+                     std::to_string(s.L) + " " + std::to_string(s.M) + " " + std::to_string(s.N) + " " +
+                     std::to_string(s.K));
         GpuProblem p(*driver, rng);
         add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K);
         p.set_source("def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = relu(F)\n    return D, F\n");
         p.scalar("alpha", 0.375);
         const Dims c_dims = s.shared_c ? Dims{s.M, s.N} : Dims{s.L, s.M, s.N};
+        const Dims out_dims{s.L, s.M, s.N};
         p.add("C", t.c, c_dims, padded_rows(t.c, c_dims));
-        p.add("D", t.d, {s.L, s.M, s.N}, padded_rows(t.d, {s.L, s.M, s.N}), true);
-        p.add("F", DType::f32, {s.L, s.M, s.N}, {}, true);
+        p.add("D", t.d, out_dims, padded_rows(t.d, out_dims), true);
+        p.add("F", t.f, out_dims, padded_rows(t.f, out_dims), true);
         run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
       }
     }

@@ -261,33 +261,43 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
   expect_all_compile(std::move(jobs));
 }
 
-TEST_F(Sm90Compile, StagedInputsOfEveryElementSize) {
+TEST_F(Sm90Compile, StagedInputsAndOutputsOfEveryElementSize) {
   // A full-tile C of D's element size is read from D's staging slots
   // (ldmatrix for 2 bytes, 16-bit loads for fp8, 8-byte loads for f32), in
-  // C's own dtype where it differs from D's, next to a directly stored F.
+  // C's own dtype where it differs from D's; F of D's size follows D through
+  // the slots (TMA-stored), an F of another size is stored directly.
   using S = OperandShape;
-  const auto relu_with_f = [](DType c, DType d) {
+  const auto relu_with_f = [](DType c, DType d, DType f) {
     return EpilogueCase{"relu_f",
                         "def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = relu(F)\n    return D, F\n",
-                        {{"alpha", S::scalar, DType::f32, 0.5}, {"C", S::tile, c}, {"D", S::tile, d},
-                         {"F", S::tile, DType::f32}}};
+                        {{"alpha", S::scalar, DType::f32, 0.5}, {"C", S::tile, c}, {"D", S::tile, d}, {"F", S::tile, f}}};
   };
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
-  const std::pair<DType, DType> c_d[] = {{DType::bf16, DType::bf16}, {DType::f16, DType::bf16},
-                                         {DType::f32, DType::f32}, {DType::e5m2, DType::e4m3}};
+  struct Types {
+    DType c, d, f;
+  };
+  const Types types[] = {{DType::bf16, DType::bf16, DType::bf16}, {DType::f16, DType::bf16, DType::f16},
+                         {DType::f32, DType::f32, DType::f32}, {DType::e5m2, DType::e4m3, DType::e5m2},
+                         {DType::bf16, DType::bf16, DType::f32}};
   std::vector<Sm90Job> jobs;
+  std::vector<bool> staged_f;
   std::size_t i = 0;
-  for (const auto& [c, d] : c_d) {
+  for (const Types& t : types) {
     // An f32 D fills 128x256's slots only in halves: no room for C there.
-    const int wide = size_bytes(d) == 4 ? 128 : 256;
+    const int wide = size_bytes(t.d) == 4 ? 128 : 256;
     for (const auto& [bm, bn] : {std::pair{128, wide}, std::pair{64, 128}}) {
-      const std::string name = "staged_" + std::string(to_string(c)) + "_into_" + std::string(to_string(d));
-      jobs.push_back(make_job(name, relu_with_f(c, d), bf16, config_of(Sm90OperandClass::bits16, bm, bn), (i++ % 2) == 0,
-                              false, rng));
+      const std::string name = "staged_" + std::string(to_string(t.c)) + "_into_" + std::string(to_string(t.d)) +
+                               "_f_" + std::string(to_string(t.f));
+      jobs.push_back(make_job(name, relu_with_f(t.c, t.d, t.f), bf16, config_of(Sm90OperandClass::bits16, bm, bn),
+                              (i++ % 2) == 0, false, rng));
+      staged_f.push_back(size_bytes(t.f) == size_bytes(t.d));
     }
   }
-  for (const Sm90Job& job : jobs) {  // the hook's staged input (after kLoop), not -1
-    EXPECT_EQ(job.source.name_expression.find("false, -1"), std::string::npos) << job.label << " stages no input";
+  // The hook's arguments after kLoop: the staged input (C: 1) and output (F: 1, or -1).
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const std::string expected = staged_f[j] ? "false, 1, 1" : "false, 1, -1";
+    EXPECT_NE(jobs[j].source.name_expression.find(expected), std::string::npos)
+        << jobs[j].label << ": " << jobs[j].source.name_expression;
   }
   expect_all_compile(std::move(jobs));
 }

@@ -35,26 +35,6 @@ std::string dag_comment(const ir::Dag& dag) {
   return prefix_lines(ir::print_text(dag), "//   ");
 }
 
-/// Whether the epilogue calls a transcendental function: inlined once per
-/// element of a whole tile, such code outgrows the instruction cache, so the
-/// kernel stages its output chunks in a loop instead (measured on the H200:
-/// gelu(acc + bias) at 4096^3 1.25x -> 1.17x cuBLAS time; short epilogues
-/// lose 2-4% in a loop).
-bool long_epilogue(const ir::Dag& dag) {
-  for (const ir::Node& n : dag.nodes) {
-    if (n.kind != ir::NodeKind::Compute) continue;
-    switch (n.op) {
-      case ir::OpCode::pow: case ir::OpCode::sigmoid: case ir::OpCode::tanh: case ir::OpCode::silu:
-      case ir::OpCode::gelu: case ir::OpCode::gelu_tanh: case ir::OpCode::elu: case ir::OpCode::softplus:
-      case ir::OpCode::exp: case ir::OpCode::log: case ir::OpCode::sin: case ir::OpCode::cos:
-      case ir::OpCode::tan: case ir::OpCode::erf:
-        return true;
-      default: break;
-    }
-  }
-  return false;
-}
-
 /// The hook's DValue for an int32 accumulator: "int" when D is the
 /// accumulator as it is (stored without a conversion), else "float" (D is
 /// computed in f32); empty for other accumulators (the hook's default).
@@ -86,7 +66,8 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
       << c.epilogue_slots(d_bytes(plan)) << ", " << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks
       << ">, EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
-      << "ull, " << (long_epilogue(*p.dag) ? "true" : "false") << ", " << plan.staged_input;
+      << "ull, " << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", "
+      << plan.staged_output;
   if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
   out << ">>";
   return out.str();

@@ -19,7 +19,7 @@
 namespace epigemm::detail {
 namespace {
 
-constexpr std::size_t kMapBytes = 4 * sizeof(CUtensorMap);
+constexpr std::size_t kMapBytes = 5 * sizeof(CUtensorMap);
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -88,6 +88,7 @@ std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const
   key = hash_combine(key, plan.unit_inputs);
   key = hash_combine(key, plan.unit_outputs);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
   return hash_combine(key, static_cast<std::uint64_t>(p.device_index));
 }
 
@@ -191,7 +192,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   config.block = {static_cast<unsigned>(kSm90Threads), 1, 1};
   config.shared_bytes = k.shared_bytes;
   config.cluster = {static_cast<unsigned>(cm), 1, 1};
-  void* params[] = {&maps.a, &maps.b, &maps.d, &maps.c, &gemm, hook};
+  void* params[] = {&maps.a, &maps.b, &maps.d, &maps.c, &maps.f, &gemm, hook};
   driver.launch(k.gemm, config, params);
 }
 

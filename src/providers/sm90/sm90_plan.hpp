@@ -43,6 +43,15 @@ struct Sm90Plan {
   int staged_input = -1;
   Sm90TmaView c;
   bool c_batched = true;
+  /// The tile output besides D that the kernel stages through D's slots once
+  /// D's stores have read them, and TMA-stores (-1: none); its view {N, M, L}
+  /// and its row and batch strides (elements) for the ragged-edge stores.
+  int staged_output = -1;
+  Sm90TmaView f;
+  std::int64_t ldf = 0;
+  std::int64_t f_batch = 0;
+  /// Stage the output chunks in a loop rather than unrolled (long epilogues).
+  bool loop_chunks = false;
 };
 
 /// Whether `problem` fits the sm90 kernel with `config`, and if so its plan.

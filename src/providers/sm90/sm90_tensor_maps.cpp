@@ -25,7 +25,8 @@ bool same_view(const Sm90TmaView& x, const Sm90TmaView& y) {
 
 bool same_maps(const Sm90Plan& x, const Sm90Plan& y) {
   return x.a_k_major == y.a_k_major && x.b_k_major == y.b_k_major && same_view(x.a, y.a) && same_view(x.b, y.b) &&
-         same_view(x.d, y.d) && x.staged_input == y.staged_input && (x.staged_input < 0 || same_view(x.c, y.c));
+         same_view(x.d, y.d) && x.staged_input == y.staged_input && (x.staged_input < 0 || same_view(x.c, y.c)) &&
+         x.staged_output == y.staged_output && (x.staged_output < 0 || same_view(x.f, y.f));
 }
 
 void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned box0, unsigned box1, const char* what,
@@ -56,6 +57,11 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan) noexcept
   g.d = const_cast<void*>(plan.d.data);
   g.ldd = plan.ldd;
   g.d_batch = plan.d_batch;
+  if (plan.staged_output >= 0) {
+    g.f = const_cast<void*>(plan.f.data);
+    g.ldf = plan.ldf;
+    g.f_batch = plan.f_batch;
+  }
   return g;
 }
 
@@ -90,6 +96,10 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
     encode_one(driver, plan.c, d0, 64, "encoding the TMA tensor map of the staged epilogue input", maps_.c, d_swizzle);
   else
     maps_.c = maps_.d;
+  if (plan.staged_output >= 0)
+    encode_one(driver, plan.f, d0, 64, "encoding the TMA tensor map of the staged epilogue output", maps_.f, d_swizzle);
+  else
+    maps_.f = maps_.d;
   last_ = plan;
   valid_ = true;
   ++encodings_;

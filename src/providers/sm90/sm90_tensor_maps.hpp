@@ -1,5 +1,5 @@
 // The sm90 kernel's launch records on the host: the TMA tensor maps of A, B,
-// D and the staged epilogue input (encoded through the driver, re-encoded only when a pointer,
+// D and the staged epilogue input and output (encoded through the driver, re-encoded only when a pointer,
 // extent or stride changes) and the mirror of the kernel's GemmParams.
 #pragma once
 
@@ -26,20 +26,24 @@ struct Sm90GemmParams {
   void* d = nullptr;
   long long ldd = 0;
   long long d_batch = 0;
+  void* f = nullptr;
+  long long ldf = 0;
+  long long f_batch = 0;
 };
-static_assert(sizeof(Sm90GemmParams) == 56 && offsetof(Sm90GemmParams, d) == 32,
+static_assert(sizeof(Sm90GemmParams) == 80 && offsetof(Sm90GemmParams, d) == 32 && offsetof(Sm90GemmParams, f) == 56,
               "Sm90GemmParams must match epigemm::sm90::GemmParams");
 
 /// GemmParams for a planned problem (group of 8 cluster rows in the tile order).
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan) noexcept;
 
-/// The four maps one launch passes, in the kernel's parameter order; c is
-/// the staged epilogue input's, or a copy of d's when there is none.
+/// The five maps one launch passes, in the kernel's parameter order; c and
+/// f are the staged epilogue input's and output's, or copies of d's.
 struct Sm90Maps {
   CUtensorMap a;
   CUtensorMap b;
   CUtensorMap d;
   CUtensorMap c;
+  CUtensorMap f;
 };
 
 /// The last encoded maps of one operator (one tile configuration). Thread-safe.

@@ -329,6 +329,43 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   EXPECT_EQ(plan.staged_input, -1);
 }
 
+TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
+  // F of the given dtype with rows `f_ld` elements apart, beside D (bf16);
+  // `activation` makes the epilogue long (its chunks then run in a loop).
+  const auto problem = [&](DType f, std::int64_t f_ld, const std::string& activation = "relu") {
+    const std::string source =
+        "def epi(accum, alpha):\n    F = accum * alpha\n    D = " + activation + "(F)\n    return D, F\n";
+    return HostProblem(DType::bf16, {2, 64, 16}, {}, {2, 16, 40}, {}, DType::bf16, {}, DType::f32, DType::f32, source,
+                       DType::f32, [=](HostProblem& hp, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+                         b.emplace("alpha", Binding(0.5));
+                         b.emplace("F", Binding(hp.tensor(f, {2, M, N}, {M * f_ld, f_ld, 1}).ref()));
+                       });
+  };
+  const Sm90TileConfig pingpong{128, 128, 1, 6, Sm90OperandClass::bits16, true};
+  Sm90Plan plan;
+  // F f16 with rows 48 elements (96 bytes) apart: staged, with its strides
+  // for the ragged edge (N = 40: 80-byte rows).
+  ASSERT_TRUE(problem(DType::f16, 48).plan(kBig16, plan));
+  EXPECT_EQ(plan.staged_output, 1);
+  EXPECT_EQ(plan.f.dims[0], 40u);  // {N, M, L}, as D
+  EXPECT_EQ(plan.f.dims[2], 2u);
+  EXPECT_EQ(plan.f.strides[0], 96u);
+  EXPECT_EQ(plan.ldf, 48);
+  EXPECT_EQ(plan.f_batch, 64 * 48);
+  EXPECT_FALSE(plan.loop_chunks);
+  // F f32 (not D's size), rows TMA cannot store, a pingpong tile, or a long
+  // epilogue (chunks in a loop): F is stored from the registers instead.
+  ASSERT_TRUE(problem(DType::f32, 48).plan(kBig16, plan));
+  EXPECT_EQ(plan.staged_output, -1);
+  ASSERT_TRUE(problem(DType::bf16, 41).plan(kBig16, plan));
+  EXPECT_EQ(plan.staged_output, -1);
+  ASSERT_TRUE(problem(DType::bf16, 48).plan(pingpong, plan));
+  EXPECT_EQ(plan.staged_output, -1);
+  ASSERT_TRUE(problem(DType::bf16, 48, "gelu").plan(kBig16, plan));
+  EXPECT_TRUE(plan.loop_chunks);
+  EXPECT_EQ(plan.staged_output, -1);
+}
+
 TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     SCOPED_TRACE(c.shape_name());
