@@ -126,11 +126,12 @@ __device__ __forceinline__ void release_stage(const SmemLayout<Cfg>& smem, int s
 /// keep the tensor cores busy). Inside an interval a stage is released as soon
 /// as the next k-block's wgmmas are issued, as in the plain loop. Releases
 /// every stage but the last k-block's, whose index it returns (its wgmmas are
-/// complete); `acc` holds the tile's sum on return.
-template <class Cfg>
+/// complete); `acc` holds the tile's sum on return. `issued(kb)` runs once
+/// k-block kb's wgmmas are issued.
+template <class Cfg, class Issued>
 __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, float (&acc)[Cfg::kAccRegs],
                                                  u64 desc_a, u64 desc_b, RingPosition<Cfg::kStages>& ring,
-                                                 int k_blocks, int tid) {
+                                                 int k_blocks, int tid, const Issued& issued) {
   constexpr int kInterval = Cfg::kPromoteKBlocks;
   constexpr u32 kStep = 32;  // one wgmma's K slice of a K-major 128-byte row
   float part[Cfg::kAccRegs];
@@ -150,6 +151,7 @@ __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, fl
           part, desc_advance(desc_a, stage_off + ks * kStep), desc_advance(desc_b, stage_off + ks * kStep),
           (opens && ks == 0) ? 0 : 1);
     wgmma_commit();
+    issued(kb);
     if ((kb + 1) % kInterval == 0 || kb + 1 == k_blocks) {
       wgmma_wait<0>();
       fence_regs(part);
@@ -238,10 +240,18 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                                p.M, p.N);
     // Pingpong: wait for the other consumer to have issued the previous tile.
     if (Cfg::kPingpong && i > 0) named_barrier_sync(Cfg::kOrderBarrier + consumer, 256);
+    // Once k-block kb's wgmmas are issued: the staged input's load, when due.
+    const auto issued = [&](int kb) {
+      if constexpr (StagesInput<Epi>::value) {
+        if (kb == issue_kb && tid == 0)
+          load_staged_input<Cfg>(tma_c, smem.staging(consumer), smem.staged_bar(consumer), p, tile.m0 + wg_m * 64,
+                                 tile.n0 + wg_n * Cfg::kWgN, p.c_batched ? tile.l : 0);
+      }
+    };
     int prev = 0;
     // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
     if constexpr (Cfg::kPromoteKBlocks > 0)
-      prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid);
+      prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid, issued);
     const int plain_k_blocks = Cfg::kPromoteKBlocks > 0 ? 0 : k_blocks;
     for (int kb = 0; kb < plain_k_blocks; ++kb) {
       mbar_wait(smem.full_bar(ring.stage), ring.phase);
@@ -261,11 +271,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         wgmma_wait<1>();  // the previous k-block's wgmmas are done with its stage
         release_stage(smem, prev, tid);
       }
-      if constexpr (StagesInput<Epi>::value) {
-        if (kb == issue_kb && tid == 0)
-          load_staged_input<Cfg>(tma_c, smem.staging(consumer), smem.staged_bar(consumer), p, tile.m0 + wg_m * 64,
-                                 tile.n0 + wg_n * Cfg::kWgN, p.c_batched ? tile.l : 0);
-      }
+      issued(kb);
       prev = ring.stage;
       ring.next();
     }

@@ -207,10 +207,15 @@ TEST_F(Sm90Epilogue, StagedFullTileInputsAndOutputsOnEveryTile) {
     bool shared_c;
   };
   const Shape shapes[] = {{2, 197, 333, 150, false}, {3, 131, 270, 70, true}, {1, 1, 64, 40, false}};
+  // Every tile with every shape for the first dtypes; the others on the
+  // first shape, on a wide, a mid and a narrow tile.
   for (const Types& t : types) {
+    const bool first = &t == &types[0];
     for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
       if (is_fp8(t.d) && config.warpgroup_n() < 64) continue;  // refused: too narrow for fp8 D
+      if (!first && (config.cluster_m != 1 || config.pingpong || (config.bn != 256 && config.bm != 64))) continue;
       for (const Shape& s : shapes) {
+        if (!first && &s != &shapes[0]) continue;
         SCOPED_TRACE("C " + std::string(to_string(t.c)) + ", D " + std::string(to_string(t.d)) + ", F " +
                      std::string(to_string(t.f)) + ", tile " + config.shape_name() + ", L M N K " +
                      std::to_string(s.L) + " " + std::to_string(s.M) + " " + std::to_string(s.N) + " " +
