@@ -36,7 +36,6 @@ constexpr Sm90TileConfig kConfigs[] = {
     // whose warpgroups hold both accumulator sets (at most 128 columns).
     {128, 128, 1, 5, C::fp8, false, 1}, {128, 128, 2, 5, C::fp8, false, 1}, {64, 128, 1, 6, C::fp8, false, 1},
     {128, 64, 1, 8, C::fp8, false, 1},  {64, 64, 1, 13, C::fp8, false, 1},
-    {128, 128, 1, 5, C::fp8, false, 2}, {128, 128, 2, 5, C::fp8, false, 2},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -112,8 +111,7 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
-         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "") +
-         (promote_k_blocks > 1 ? std::to_string(promote_k_blocks) : "");
+         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
