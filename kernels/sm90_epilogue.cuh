@@ -25,16 +25,14 @@ namespace epigemm::sm90 {
 /// registers) defines instead a nested `Tile` type, built once per warpgroup
 /// tile and used in place of operator():
 ///   __device__ Tile(const Epi& epi, int l, int M, int N);
-///   __device__ void begin_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ V operator()(Acc acc, float staged, float& aux, int m, int n, int h, int c);
 ///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ void end_tile(int row0, int M, int lane);
 /// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +
 /// lane/4) and, in the output chunk starting at column n_chunk, the columns
 /// n_chunk + 8*(c/2) + 2*(lane%4) + c%2 (c = 0 .. kChunkCols/4 - 1); the call
-/// for an even c comes right before the one for c + 1 (when that is in D).
-/// begin_chunk precedes each chunk's calls, end_chunk follows each staged
-/// chunk and end_tile the last one; every thread of the
+/// for an even c comes right before the one for c + 1 (when that is in D). end_chunk
+/// follows each staged chunk and end_tile the last one; every thread of the
 /// warpgroup calls them together, so they may use warp shuffles. `staged` is
 /// the element (m, n) of the hook's staged input (see StagesInput), else 0;
 /// a hook with a staged output (StagesOutput) sets `aux` to its element.
@@ -55,7 +53,6 @@ struct PlainTile {
   __device__ __forceinline__ auto operator()(Acc acc, float, float&, int m, int n, int, int) const {
     return epi(acc, m, n, l);
   }
-  __device__ __forceinline__ void begin_chunk(int, int, int, int, int) {}
   __device__ __forceinline__ void end_chunk(int, int, int, int, int) {}
   __device__ __forceinline__ void end_tile(int, int, int) {}
 };
@@ -506,7 +503,6 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
       }
     }
     const u32 slot_addr = staging + slot * Cfg::kChunkBytes;
-    tile.begin_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
     u32(&chunk_aux)[kChunkWords<Cfg>] = aux[kAux ? chunk : 0];
     if (inside)
       stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,

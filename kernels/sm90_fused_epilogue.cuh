@@ -125,15 +125,6 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   static constexpr int kReduceSlots = Epi::kNumReduce > 0 ? Epi::kNumReduce : 1;
   static constexpr int kInputs = Epi::kNumInputs > 0 ? Epi::kNumInputs : 1;
   static constexpr int kCols = kChunkCols / 4;  // a thread's columns in one chunk
-  __host__ __device__ static constexpr int row_inputs() {
-    int count = 0;
-    for (int i = 0; i < Epi::kNumInputs; ++i) count += Epi::kInLoadKind[i] == kEpgLoadRow ? 1 : 0;
-    return count;
-  }
-  // Row vector inputs are held per chunk for chunks of at most 16 columns a
-  // thread, up to 32 registers (two inputs of a 16-bit D's chunk); more
-  // spilled (the 128-column chunks of an fp8 D), so they load per element.
-  static constexpr bool kHoldRows = kCols <= 16 && kCols * row_inputs() <= 32;
   static constexpr int kOutputs = Epi::kNumOutputs > 0 ? Epi::kNumOutputs : 1;
 
   Params params;
@@ -172,9 +163,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
   }
 
-  // Per warpgroup tile: the batch, scalars loaded once, row and column
-  // vector inputs loaded when a chunk begins (rows: the thread's kCols
-  // columns of the chunk; columns: its two rows h), reduction partials
+  // Per warpgroup tile: the batch, scalars loaded once, reduction partials
   // (rows: the thread's two rows h; columns: its kCols columns of the current
   // chunk; all: one value), and for each contiguous tile output the value of
   // an even column waiting for its odd neighbour, so the two leave together.
@@ -183,8 +172,6 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     long long l;
     int N;
     Compute scalar[kInputs];
-    Compute row_vec[kInputs][kHoldRows ? kCols : 1];
-    Compute col_vec[kInputs][2];
     Compute row[kReduceSlots][2];
     Compute col[kReduceSlots][kCols];
     Compute all[kReduceSlots];
@@ -210,38 +197,6 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         }
         load_scalars<I + 1>();
       }
-    }
-
-    // The row and column vector inputs of this thread's elements in the chunk
-    // starting at column n_chunk (0 outside the input).
-    template <int I>
-    __device__ __forceinline__ void load_vectors(int n_chunk, int row0, int M, int columns, int lane) {
-      if constexpr (I < Epi::kNumInputs) {
-        constexpr int kKind = Epi::kInLoadKind[I];
-        constexpr int kDType = Epi::kInDType[I];
-        constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
-        const EpgOperand& o = p.in[I];
-        if constexpr (kKind == kEpgLoadRow && kHoldRows) {
-#pragma unroll
-          for (int c = 0; c < kCols; ++c) {
-            const long long n = n_chunk + 8 * (c / 2) + 2 * (lane % 4) + c % 2;
-            row_vec[I][c] = n < columns ? epg_sm90_ldg<kDType, Compute>(o.ptr, l * o.stride_l + (kUnit ? n : n * o.stride_n))
-                                        : Compute(0);
-          }
-        } else if constexpr (kKind == kEpgLoadColumn) {
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const long long m = row0 + 8 * h;
-            col_vec[I][h] = m < M ? epg_sm90_ldg<kDType, Compute>(o.ptr, l * o.stride_l + (kUnit ? m : m * o.stride_m))
-                                  : Compute(0);
-          }
-        }
-        load_vectors<I + 1>(n_chunk, row0, M, columns, lane);
-      }
-    }
-
-    __device__ __forceinline__ void begin_chunk(int n_chunk, int row0, int M, int columns, int lane) {
-      load_vectors<0>(n_chunk, row0, M, columns, lane);
     }
 
     // One element: h and c are the register coordinates of the kernel's Tile
@@ -286,12 +241,10 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         return static_cast<Compute>(staged);
       } else if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
-      } else if constexpr (kKind == kEpgLoadRow && kHoldRows) {
-        return t.row_vec[I][c];
       } else if constexpr (kKind == kEpgLoadRow) {
         return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? n : n * o.stride_n));
       } else if constexpr (kKind == kEpgLoadColumn) {
-        return t.col_vec[I][h];
+        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? m : m * o.stride_m));
       } else {
         return epg_sm90_ldg<kDType, Compute>(o.ptr,
                                              t.l * o.stride_l + m * o.stride_m + (kUnit ? n : n * o.stride_n));
