@@ -187,8 +187,7 @@ __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, fl
 template <class Cfg, class Epi>
 __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_d,
                                         const CUtensorMap* tma_c, const CUtensorMap* tma_f, const GemmParams& p,
-                                        const Epi& epi,
-                                        int consumer) {
+                                        const Epi& epi, int consumer) {
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
