@@ -46,6 +46,9 @@ struct OpInfo {
   std::string_view cuda_function;
   /// The neutral start value of a reduction (0 for sum and amax, -inf max, +inf min).
   double reduction_identity;
+  /// Calls a transcendental function (exp, log, erf, tanh, sin, ...): long
+  /// code per element, which kernels may want to inline fewer times.
+  bool transcendental = false;
 };
 
 /// Every operation, in OpCode order.

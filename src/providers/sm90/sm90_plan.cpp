@@ -8,6 +8,7 @@
 
 #include "codegen/epilogue_emitter.hpp"
 #include "ir/names.hpp"
+#include "ir/op_table.hpp"
 
 namespace epigemm::detail {
 namespace {
@@ -214,15 +215,7 @@ void unit_masks(const Problem& p, Sm90Plan& plan) {
 /// lose 2-4% in a loop).
 bool long_epilogue(const ir::Dag& dag) {
   for (const ir::Node& n : dag.nodes) {
-    if (n.kind != ir::NodeKind::Compute) continue;
-    switch (n.op) {
-      case ir::OpCode::pow: case ir::OpCode::sigmoid: case ir::OpCode::tanh: case ir::OpCode::silu:
-      case ir::OpCode::gelu: case ir::OpCode::gelu_tanh: case ir::OpCode::elu: case ir::OpCode::softplus:
-      case ir::OpCode::exp: case ir::OpCode::log: case ir::OpCode::sin: case ir::OpCode::cos:
-      case ir::OpCode::tan: case ir::OpCode::erf:
-        return true;
-      default: break;
-    }
+    if (n.kind == ir::NodeKind::Compute && ir::op_info(n.op).transcendental) return true;
   }
   return false;
 }

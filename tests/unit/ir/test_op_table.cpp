@@ -226,6 +226,17 @@ TEST(OpTable, Reductions) {
   EXPECT_EQ(casts, 8);
 }
 
+TEST(OpTable, TranscendentalFunctionsAreMarked) {
+  // Exactly the operations whose device code calls exp, log, erf, tanh,
+  // sin, cos, tan or pow (kernels inline long epilogues fewer times).
+  const std::set<OpCode> expected = {OpCode::pow,      OpCode::sigmoid, OpCode::tanh, OpCode::silu, OpCode::gelu,
+                                     OpCode::gelu_tanh, OpCode::elu,     OpCode::softplus, OpCode::exp, OpCode::log,
+                                     OpCode::sin,      OpCode::cos,     OpCode::tan,  OpCode::erf};
+  for (const OpInfo& info : all_ops()) {
+    EXPECT_EQ(info.transcendental, expected.count(info.code) == 1) << info.name;
+  }
+}
+
 TEST(OpTable, FindFunction) {
   const char* callable[] = {"relu", "leaky_relu", "sigmoid", "tanh", "silu", "gelu", "gelu_tanh", "hardswish",
                             "elu", "softplus", "exp", "log", "sqrt", "rsqrt", "abs", "sin", "cos", "tan", "erf",
