@@ -295,31 +295,40 @@ __device__ __forceinline__ auto epi_value(Tile& tile, Acc acc, float staged, flo
 template <class Cfg>
 inline constexpr int kChunkWords = Cfg::kChunkCols / 8 * (Cfg::kOutBytes == 4 ? 4 : 2);
 
-/// Stores one thread's words of a chunk at their swizzled places (see
-/// Cfg::staged_offset), which keeps every store free of bank conflicts:
-/// 2-byte elements by stmatrix x4 per pair of groups (q, q+1) (matrix i =
-/// (h = i%2, q + i/2), 8 rows x 16 bytes; lane 8i+r addresses row r of
-/// matrix i); 1-byte pairs by 16-bit stores (a warp's 8 rows sit in 8
-/// different 16-byte units); 4-byte ones by 8-byte stores.
+/// Where one thread's access (g, h) of a staged chunk lies (see
+/// Cfg::staged_offset), which keeps every access free of bank conflicts:
+/// 2-byte elements by an stmatrix/ldmatrix x4 per pair of groups (g even,
+/// h unused; matrix i = (h = i%2, g + i/2), 8 rows x 16 bytes; lane 8i+r
+/// addresses row r of matrix i); 1-byte pairs by 16-bit accesses (a warp's 8
+/// rows sit in 8 different 16-byte units); 4-byte ones by 8-byte accesses.
+template <class Cfg>
+__device__ __forceinline__ u32 chunk_place(u32 slot, int warp, int lane, int g, int h) {
+  if constexpr (Cfg::kOutBytes == 2) {
+    const int mi = lane / 8;
+    return slot + Cfg::staged_offset(16 * warp + lane % 8 + 8 * (mi & 1), 16 * (g + mi / 2));
+  } else {
+    return slot + Cfg::staged_offset(16 * warp + lane / 4 + 8 * h, (8 * g + 2 * (lane % 4)) * Cfg::kOutBytes);
+  }
+}
+
+/// Stores one thread's words of a chunk at their places (chunk_place).
 template <class Cfg>
 __device__ __forceinline__ void write_chunk(const u32 (&w)[kChunkWords<Cfg>], u32 slot, int warp, int lane) {
   constexpr int kGroups = Cfg::kChunkCols / 8;
-  const int row0 = 16 * warp + lane / 4;
   if constexpr (Cfg::kOutBytes == 2) {
-    const int mi = lane / 8, row = 16 * warp + lane % 8 + 8 * (mi & 1);
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2)
-      stmatrix_x4(slot + Cfg::staged_offset(row, 16 * (g + mi / 2)), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+      stmatrix_x4(chunk_place<Cfg>(slot, warp, lane, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
   } else {
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        const u32 at = chunk_place<Cfg>(slot, warp, lane, g, h);
         if constexpr (Cfg::kOutBytes == 1)
-          st_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, 8 * g + 2 * (lane % 4)), static_cast<u16>(w[2 * g + h]));
+          st_shared_b16(at, static_cast<u16>(w[2 * g + h]));
         else
-          st_shared_v2_b32(slot + Cfg::staged_offset(row0 + 8 * h, (8 * g + 2 * (lane % 4)) * 4), w[4 * g + 2 * h],
-                           w[4 * g + 2 * h + 1]);
+          st_shared_v2_b32(at, w[4 * g + 2 * h], w[4 * g + 2 * h + 1]);
       }
     }
   }
@@ -330,22 +339,20 @@ __device__ __forceinline__ void write_chunk(const u32 (&w)[kChunkWords<Cfg>], u3
 template <class Cfg>
 __device__ __forceinline__ void read_chunk(u32 (&w)[kChunkWords<Cfg>], u32 slot, int warp, int lane) {
   constexpr int kGroups = Cfg::kChunkCols / 8;
-  const int row0 = 16 * warp + lane / 4;
   if constexpr (Cfg::kOutBytes == 2) {
-    const int mi = lane / 8, row = 16 * warp + lane % 8 + 8 * (mi & 1);
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2)
-      ldmatrix_x4(slot + Cfg::staged_offset(row, 16 * (g + mi / 2)), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+      ldmatrix_x4(chunk_place<Cfg>(slot, warp, lane, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
   } else {
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        const u32 at = chunk_place<Cfg>(slot, warp, lane, g, h);
         if constexpr (Cfg::kOutBytes == 1)
-          w[2 * g + h] = ld_shared_b16(slot + Cfg::staged_offset(row0 + 8 * h, 8 * g + 2 * (lane % 4)));
+          w[2 * g + h] = ld_shared_b16(at);
         else
-          ld_shared_v2_b32(slot + Cfg::staged_offset(row0 + 8 * h, (8 * g + 2 * (lane % 4)) * 4), w[4 * g + 2 * h],
-                           w[4 * g + 2 * h + 1]);
+          ld_shared_v2_b32(at, w[4 * g + 2 * h], w[4 * g + 2 * h + 1]);
       }
     }
   }

@@ -15,31 +15,18 @@
 // (T128,V(N/2)) -> (M64,N): thread t = 32*w + l, value i:
 //   row = 16*w + l/4 + 8*((i/2)%2),  col = 8*(i/4) + 2*(l%4) + i%2.
 
-// Asm operand lists for the accumulators ("+f", read and written).
-#define EPIGEMM_ACC8(d, i)                                                               \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
-#define EPIGEMM_ACC32(d, i) \
-  EPIGEMM_ACC8(d, i), EPIGEMM_ACC8(d, i + 8), EPIGEMM_ACC8(d, i + 16), EPIGEMM_ACC8(d, i + 24)
-#define EPIGEMM_ACC_OPS16(d) EPIGEMM_ACC8(d, 0), EPIGEMM_ACC8(d, 8)
-#define EPIGEMM_ACC_OPS32(d) EPIGEMM_ACC32(d, 0)
-#define EPIGEMM_ACC_OPS64(d) EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32)
-#define EPIGEMM_ACC_OPS96(d) EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64)
-#define EPIGEMM_ACC_OPS128(d) \
-  EPIGEMM_ACC32(d, 0), EPIGEMM_ACC32(d, 32), EPIGEMM_ACC32(d, 64), EPIGEMM_ACC32(d, 96)
-
-// The same for int32 accumulators ("+r").
-#define EPIGEMM_IACC8(d, i)                                                              \
-  "+r"(d[i]), "+r"(d[i + 1]), "+r"(d[i + 2]), "+r"(d[i + 3]), "+r"(d[i + 4]), "+r"(d[i + 5]), \
-      "+r"(d[i + 6]), "+r"(d[i + 7])
-#define EPIGEMM_IACC32(d, i) \
-  EPIGEMM_IACC8(d, i), EPIGEMM_IACC8(d, i + 8), EPIGEMM_IACC8(d, i + 16), EPIGEMM_IACC8(d, i + 24)
-#define EPIGEMM_IACC_OPS16(d) EPIGEMM_IACC8(d, 0), EPIGEMM_IACC8(d, 8)
-#define EPIGEMM_IACC_OPS32(d) EPIGEMM_IACC32(d, 0)
-#define EPIGEMM_IACC_OPS64(d) EPIGEMM_IACC32(d, 0), EPIGEMM_IACC32(d, 32)
-#define EPIGEMM_IACC_OPS96(d) EPIGEMM_IACC32(d, 0), EPIGEMM_IACC32(d, 32), EPIGEMM_IACC32(d, 64)
-#define EPIGEMM_IACC_OPS128(d) \
-  EPIGEMM_IACC32(d, 0), EPIGEMM_IACC32(d, 32), EPIGEMM_IACC32(d, 64), EPIGEMM_IACC32(d, 96)
+// Asm operand lists for the accumulators, read and written: constraint C is
+// "+f" for f32 accumulators, "+r" for s32 ones.
+#define EPIGEMM_ACC8(C, d, i) \
+  C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]), C(d[i + 7])
+#define EPIGEMM_ACC32(C, d, i) \
+  EPIGEMM_ACC8(C, d, i), EPIGEMM_ACC8(C, d, i + 8), EPIGEMM_ACC8(C, d, i + 16), EPIGEMM_ACC8(C, d, i + 24)
+#define EPIGEMM_ACC_OPS16(C, d) EPIGEMM_ACC8(C, d, 0), EPIGEMM_ACC8(C, d, 8)
+#define EPIGEMM_ACC_OPS32(C, d) EPIGEMM_ACC32(C, d, 0)
+#define EPIGEMM_ACC_OPS64(C, d) EPIGEMM_ACC32(C, d, 0), EPIGEMM_ACC32(C, d, 32)
+#define EPIGEMM_ACC_OPS96(C, d) EPIGEMM_ACC32(C, d, 0), EPIGEMM_ACC32(C, d, 32), EPIGEMM_ACC32(C, d, 64)
+#define EPIGEMM_ACC_OPS128(C, d) \
+  EPIGEMM_ACC32(C, d, 0), EPIGEMM_ACC32(C, d, 32), EPIGEMM_ACC32(C, d, 64), EPIGEMM_ACC32(C, d, 96)
 
 // The same accumulators as a PTX vector of operand numbers.
 #define EPIGEMM_WGMMA_REGS16 \
@@ -82,7 +69,7 @@
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                           \
                  "wgmma.mma_async.sync.aligned." SHAPE "." TYPES " " REGS ", %" #PA ", %" #PB \
                  ", p, 1, 1, %" #PTA ", %" #PTB ";\n}\n"                                    \
-                 : ACC(d)                                                                   \
+                 : ACC("+f", d)                                                             \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));     \
   }
 
@@ -93,7 +80,7 @@
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                           \
                  "wgmma.mma_async.sync.aligned." SHAPE "." TYPES " " REGS ", %" #PA ", %" #PB \
                  ", p, 1, 1;\n}\n"                                                          \
-                 : ACC(d)                                                                   \
+                 : ACC("+f", d)                                                             \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                 \
   }
 
@@ -117,20 +104,20 @@
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #PS ", 0;\n"                           \
                  "wgmma.mma_async.sync.aligned." SHAPE "." TYPES " " REGS ", %" #PA ", %" #PB \
                  ", p;\n}\n"                                                               \
-                 : ACC(d)                                                                   \
+                 : ACC("+r", d)                                                             \
                  : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                 \
   }
 
 // tf32 (f32 accumulators, like fp8: scale immediates, no transpose) and the
 // four s8/u8 pairings (s32 accumulators) for warpgroup width N.
-#define EPIGEMM_DEFINE_WGMMA_TF32_INT8(N, R, REGS, ACC, IACC, PA, PB, PS)                       \
+#define EPIGEMM_DEFINE_WGMMA_TF32_INT8(N, R, REGS, ACC, PA, PB, PS)                             \
   template <>                                                                                 \
   struct WgmmaTf32Int8<N> {                                                                   \
     EPIGEMM_WGMMA_8BIT(tf32, "m64n" #N "k8", "f32.tf32.tf32", REGS, ACC, R, PA, PB, PS)          \
-    EPIGEMM_WGMMA_INT(s8_s8, "m64n" #N "k32", "s32.s8.s8", REGS, IACC, R, PA, PB, PS)            \
-    EPIGEMM_WGMMA_INT(s8_u8, "m64n" #N "k32", "s32.s8.u8", REGS, IACC, R, PA, PB, PS)            \
-    EPIGEMM_WGMMA_INT(u8_s8, "m64n" #N "k32", "s32.u8.s8", REGS, IACC, R, PA, PB, PS)            \
-    EPIGEMM_WGMMA_INT(u8_u8, "m64n" #N "k32", "s32.u8.u8", REGS, IACC, R, PA, PB, PS)            \
+    EPIGEMM_WGMMA_INT(s8_s8, "m64n" #N "k32", "s32.s8.s8", REGS, ACC, R, PA, PB, PS)             \
+    EPIGEMM_WGMMA_INT(s8_u8, "m64n" #N "k32", "s32.s8.u8", REGS, ACC, R, PA, PB, PS)             \
+    EPIGEMM_WGMMA_INT(u8_s8, "m64n" #N "k32", "s32.u8.s8", REGS, ACC, R, PA, PB, PS)             \
+    EPIGEMM_WGMMA_INT(u8_u8, "m64n" #N "k32", "s32.u8.u8", REGS, ACC, R, PA, PB, PS)             \
   };
 
 namespace epigemm::sm90 {
@@ -151,11 +138,11 @@ EPIGEMM_DEFINE_WGMMA(256, 128, EPIGEMM_WGMMA_REGS128, EPIGEMM_ACC_OPS128, 128, 1
 template <int kN>
 struct WgmmaTf32Int8;
 
-EPIGEMM_DEFINE_WGMMA_TF32_INT8(32, 16, EPIGEMM_WGMMA_REGS16, EPIGEMM_ACC_OPS16, EPIGEMM_IACC_OPS16, 16, 17, 18)
-EPIGEMM_DEFINE_WGMMA_TF32_INT8(64, 32, EPIGEMM_WGMMA_REGS32, EPIGEMM_ACC_OPS32, EPIGEMM_IACC_OPS32, 32, 33, 34)
-EPIGEMM_DEFINE_WGMMA_TF32_INT8(128, 64, EPIGEMM_WGMMA_REGS64, EPIGEMM_ACC_OPS64, EPIGEMM_IACC_OPS64, 64, 65, 66)
-EPIGEMM_DEFINE_WGMMA_TF32_INT8(192, 96, EPIGEMM_WGMMA_REGS96, EPIGEMM_ACC_OPS96, EPIGEMM_IACC_OPS96, 96, 97, 98)
-EPIGEMM_DEFINE_WGMMA_TF32_INT8(256, 128, EPIGEMM_WGMMA_REGS128, EPIGEMM_ACC_OPS128, EPIGEMM_IACC_OPS128, 128, 129,
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(32, 16, EPIGEMM_WGMMA_REGS16, EPIGEMM_ACC_OPS16, 16, 17, 18)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(64, 32, EPIGEMM_WGMMA_REGS32, EPIGEMM_ACC_OPS32, 32, 33, 34)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(128, 64, EPIGEMM_WGMMA_REGS64, EPIGEMM_ACC_OPS64, 64, 65, 66)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(192, 96, EPIGEMM_WGMMA_REGS96, EPIGEMM_ACC_OPS96, 96, 97, 98)
+EPIGEMM_DEFINE_WGMMA_TF32_INT8(256, 128, EPIGEMM_WGMMA_REGS128, EPIGEMM_ACC_OPS128, 128, 129,
                                130)
 
 /// Compile-time type equality (no <type_traits> under NVRTC).
