@@ -241,6 +241,13 @@ bool tile_view(const Problem& p, const EpilogueOperand& e, const char* name, Sm9
   return static_cast<bool>(tma_view(name, m, {"N", "M", true}, p.L, e.stride_l != 0, view, contiguous));
 }
 
+/// The row stride (elements) of a row-major operand with TMA view `view`, for
+/// the thread stores of a ragged edge: its own, or with one row (whose stride
+/// is recorded as 0) the view's pitch.
+std::int64_t row_stride(const Sm90TmaView& view, std::int64_t M, std::int64_t stride_m) {
+  return M == 1 ? static_cast<std::int64_t>(view.strides[0] / size_bytes(view.dtype)) : stride_m;
+}
+
 /// Whether the tile's slots hold each consumer's whole part (cooperative
 /// schedule, one round): the condition for staged inputs and outputs.
 bool whole_tile_slots(const Sm90TileConfig& config, int d_bytes) {
@@ -283,7 +290,7 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
       continue;
     }
     plan.staged_output = static_cast<int>(j);
-    plan.ldf = p.M == 1 ? static_cast<std::int64_t>(plan.f.strides[0] / size_bytes(out.dtype)) : out.stride_m;
+    plan.ldf = row_stride(plan.f, p.M, out.stride_m);
     plan.f_batch = out.stride_l;
     return;
   }
@@ -343,7 +350,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
     if (!d_contiguous) return Status::unsupported(s.reason() + "; the sm90 kernel writes D row-major (N contiguous)");
     return s;
   }
-  plan.ldd = p.M == 1 ? static_cast<std::int64_t>(plan.d.strides[0] / size_bytes(p.D.dtype)) : p.D.row_stride;
+  plan.ldd = row_stride(plan.d, p.M, p.D.row_stride);
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);
   plan.loop_chunks = long_epilogue(*p.dag);
