@@ -420,22 +420,29 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)
 
 /// Issued by thread 0 of a consumer while its tile's main loop runs: once the
 /// previous tile's stores have read the staging slots, TMA-loads the staged
-/// input's part of this warpgroup tile (64 rows from m_base, columns from
-/// n_base, batch lc) into them, chunk by chunk, completing `bar`'s phase.
-/// Chunks wholly outside the input are skipped (and not counted).
+/// input's part of this consumer's tile (kWgRows blocks of 64 rows from
+/// m_base, block r into the slots at staging + r * kRowBlockSlotBytes;
+/// columns from n_base; batch lc) into them, chunk by chunk, completing
+/// `bar`'s phase. Chunks wholly outside the input are skipped (and not counted).
 template <class Cfg>
 __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 staging, u32 bar,
                                                   const GemmParams& p, int m_base, int n_base, int lc) {
   tma_store_wait_read<0>();
-  int chunks = 0;
-  if (m_base < p.M) {
+  int chunks = 0;  // per row block inside M
 #pragma unroll
-    for (int s = 0; s < Cfg::kChunksPerWg; ++s) chunks += n_base + s * Cfg::kChunkCols < p.N ? 1 : 0;
-  }
-  mbar_arrive_expect_tx(bar, static_cast<u32>(chunks * Cfg::kChunkBytes));
+  for (int s = 0; s < Cfg::kChunksPerWg; ++s) chunks += n_base + s * Cfg::kChunkCols < p.N ? 1 : 0;
+  int blocks = 0;
 #pragma unroll
-  for (int s = 0; s < Cfg::kChunksPerWg; ++s) {
-    if (s < chunks) tma_load_3d(staging + s * Cfg::kChunkBytes, tma_c, bar, n_base + s * Cfg::kChunkCols, m_base, lc);
+  for (int r = 0; r < Cfg::kWgRows; ++r) blocks += m_base + 64 * r < p.M ? 1 : 0;
+  mbar_arrive_expect_tx(bar, static_cast<u32>(blocks * chunks * Cfg::kChunkBytes));
+#pragma unroll
+  for (int r = 0; r < Cfg::kWgRows; ++r) {
+#pragma unroll
+    for (int s = 0; s < Cfg::kChunksPerWg; ++s) {
+      if (r < blocks && s < chunks)
+        tma_load_3d(staging + r * Cfg::kRowBlockSlotBytes + s * Cfg::kChunkBytes, tma_c, bar,
+                    n_base + s * Cfg::kChunkCols, m_base + 64 * r, lc);
+    }
   }
 }
 
@@ -467,8 +474,8 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   constexpr bool kAux = StagesOutput<Epi>::value;
   using TF = typename StagesOutput<Epi>::type;
   constexpr bool kLoop = LoopsChunks<Epi>::value;
-  static_assert(!(kStaged || kAux) || (Cfg::kEpiRounds == 1 && Cfg::kWgRows == 1),
-                "staged inputs and outputs need the whole warpgroup tile in the slots and one row block per consumer");
+  static_assert(!(kStaged || kAux) || Cfg::kEpiRounds == 1,
+                "staged inputs and outputs need the whole row block in the slots");
   static_assert(!(kAux && kLoop), "a staged output's chunks wait in registers: unrolled chunks only");
   const int M = p.M, N = p.N;
   // TMA stores write whole 16-byte units: a chunk that straddles a ragged N

@@ -37,8 +37,8 @@ template <> __device__ __forceinline__ int epg_sm90_d_value<int, int>(int v) { r
 // Element `offset` of a DT input through the read-only (non-coherent) path.
 // NOTE: epilogue inputs never overlap outputs (analyze() checks), so these
 // loads may be scheduled ahead of the epilogue's own global stores.
-template <int DT, class T>
-__device__ __forceinline__ T epg_sm90_ldg(const void* base, long long offset) {
+template <int DT, class T, class Offset>
+__device__ __forceinline__ T epg_sm90_ldg(const void* base, Offset offset) {
   using S = typename EpgStorage<DT>::type;
   return epg_decode<DT, T>(__ldg(static_cast<const S*>(base) + offset));
 }
@@ -165,16 +165,18 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
 
   // Per warpgroup tile: the batch, scalars loaded once, reduction partials
   // (rows: the thread's two rows h; columns: its kCols columns of the current
-  // chunk; all: one value), and for each contiguous tile output the value of
+  // chunk; all: four, by row h and column parity, so that consecutive
+  // elements do not wait on each other), and for each contiguous tile output the value of
   // an even column waiting for its odd neighbour, so the two leave together.
   struct Tile {
     const Params& p;
     long long l;
     int N;
     Compute scalar[kInputs];
+    const void* in_base[kInputs];  // input I's element (l, 0, 0)
     Compute row[kReduceSlots][2];
     Compute col[kReduceSlots][kCols];
-    Compute all[kReduceSlots];
+    Compute all[kReduceSlots][4];
     Result pending[kOutputs];
 
     __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int M, int columns)
@@ -190,6 +192,10 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       if constexpr (I < Epi::kNumInputs) {
         constexpr int kKind = Epi::kInLoadKind[I];
         const EpgOperand& o = p.in[I];
+        if constexpr (kKind == kEpgLoadRow || kKind == kEpgLoadColumn || kKind == kEpgLoadTile) {
+          using S = typename EpgStorage<Epi::kInDType[I]>::type;
+          in_base[I] = static_cast<const S*>(o.ptr) + l * o.stride_l;
+        }
         if constexpr (kKind == kEpgLoadScalarValue) {
           scalar[I] = static_cast<Compute>(o.value);
         } else if constexpr (kKind == kEpgLoadScalarTensor) {
@@ -223,9 +229,12 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   };
 
   // The context the generated epilogue_apply() talks to for one element.
+  // Element offsets from an input's batch base are formed from the int
+  // coordinates, so the loads of one chunk share one address and differ by
+  // immediate offsets.
   struct Ctx {
     Tile& t;
-    long long m, n;
+    int m, n;
     int h, c;
     float staged;  // input kStaged's element (m, n)
     float& aux;    // output kStagedOut's element (m, n)
@@ -242,12 +251,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       } else if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
       } else if constexpr (kKind == kEpgLoadRow) {
-        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? n : n * o.stride_n));
+        return epg_sm90_ldg<kDType, Compute>(t.in_base[I], kUnit ? n : n * o.stride_n);
       } else if constexpr (kKind == kEpgLoadColumn) {
-        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? m : m * o.stride_m));
+        return epg_sm90_ldg<kDType, Compute>(t.in_base[I], kUnit ? m : m * o.stride_m);
       } else {
-        return epg_sm90_ldg<kDType, Compute>(o.ptr,
-                                             t.l * o.stride_l + m * o.stride_m + (kUnit ? n : n * o.stride_n));
+        return epg_sm90_ldg<kDType, Compute>(t.in_base[I], m * o.stride_m + (kUnit ? n : n * o.stride_n));
       }
     }
 
@@ -284,7 +292,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       } else if constexpr (kKind == kEpgStoreColumnReduce) {
         t.col[kSlot][c] = epg_reduce_combine<kOp>(t.col[kSlot][c], value);
       } else {
-        t.all[kSlot] = epg_reduce_combine<kOp>(t.all[kSlot], value);
+        t.all[kSlot][2 * h + (c & 1)] = epg_reduce_combine<kOp>(t.all[kSlot][2 * h + (c & 1)], value);
       }
     }
   };
@@ -299,7 +307,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       t.row[kSlot][0] = t.row[kSlot][1] = identity;
 #pragma unroll
       for (int c = 0; c < kCols; ++c) t.col[kSlot][c] = identity;
-      t.all[kSlot] = identity;
+      t.all[kSlot][0] = t.all[kSlot][1] = t.all[kSlot][2] = t.all[kSlot][3] = identity;
     }
   };
 
@@ -344,7 +352,9 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
           if (lane % 4 == 0 && m < M) epg_atomic_reduce_f32<kOp>(o.ptr, t.l * o.stride_l + m * o.stride_m, v);
         }
       } else if constexpr (kKind == kEpgStoreScalarReduce) {
-        const Compute v = epg_warp_combine<kOp>(t.all[kSlot], 0x1f);
+        const Compute mine = epg_reduce_combine<kOp>(epg_reduce_combine<kOp>(t.all[kSlot][0], t.all[kSlot][1]),
+                                                     epg_reduce_combine<kOp>(t.all[kSlot][2], t.all[kSlot][3]));
+        const Compute v = epg_warp_combine<kOp>(mine, 0x1f);
         if (lane == 0) epg_atomic_reduce_f32<kOp>(o.ptr, t.l * o.stride_l, v);
       }
     }

@@ -18,8 +18,9 @@ struct SmemLayout {
   u32 base;
   __device__ __forceinline__ u32 tile_a(int stage) const { return base + stage * Cfg::kStageBytes; }
   __device__ __forceinline__ u32 tile_b(int stage) const { return tile_a(stage) + Cfg::kTileABytes; }
-  __device__ __forceinline__ u32 staging(int consumer) const {
-    return base + Cfg::kEpiOffset + consumer * Cfg::kEpiSlots * Cfg::kChunkBytes;
+  /// Consumer `consumer`'s output staging slots for its 64-row block `row_block`.
+  __device__ __forceinline__ u32 staging(int consumer, int row_block = 0) const {
+    return base + Cfg::kEpiOffset + (consumer * Cfg::kWgRows + row_block) * Cfg::kRowBlockSlotBytes;
   }
   __device__ __forceinline__ u32 full_bar(int stage) const { return base + Cfg::kBarOffset + 8 * stage; }
   __device__ __forceinline__ u32 empty_bar(int stage) const {
@@ -285,7 +286,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 
 #pragma unroll
     for (int r = 0; r < Cfg::kWgRows; ++r)
-      store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, tma_f, smem.staging(consumer), p, tile.m0 + (wg_m + r) * 64,
+      store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, tma_f, smem.staging(consumer, r), p, tile.m0 + (wg_m + r) * 64,
                                 tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer, smem.staged_bar(consumer),
                                 staged_parity);
     staged_parity ^= 1;
@@ -314,7 +315,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const SmemLayout<Cfg> smem{(smem_addr(smem_raw) + 1023u) & ~1023u};
-  const int warpgroup = threadIdx.x / 128;
+  // Broadcast from lane 0 so the compiler knows it is warp-uniform and keeps
+  // what derives from it (the wgmma descriptors) in uniform registers.
+  const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
 
   if (threadIdx.x == 0) {
 #pragma unroll

@@ -60,7 +60,7 @@ struct AccumulatorOf<unsigned char> {
 /// through TMA multicast);
 /// kEpiSlots: output staging buffers (one chunk each: 64 rows x 128 bytes, or
 /// x 64 bytes when the warpgroup tile is that narrow) per consumer warpgroup
-/// (0 = one per output chunk, i.e. the whole warpgroup tile);
+/// and 64-row block (0 = one per output chunk, i.e. the whole row block);
 /// kPingpong: the two consumers take alternate whole CTA tiles (kBM / 64
 /// independent 64-row wgmma chains each), one's main loop running while the
 /// other's epilogue does, instead of splitting each tile between them;
@@ -127,7 +127,10 @@ struct GemmConfig {
   static constexpr int kEpiSlots = kEpiSlots_ == 0 ? kChunksPerWg : kEpiSlots_;
   static constexpr int kEpiRounds = kChunksPerWg / kEpiSlots;
   static constexpr int kEpiOffset = kStages * kStageBytes;
-  static constexpr int kEpiBytes = kConsumers * kEpiSlots * kChunkBytes;
+  /// Each of a consumer's row blocks has its own kEpiSlots slots, so a
+  /// pingpong consumer can hold a staged input for its whole tile.
+  static constexpr int kRowBlockSlotBytes = kEpiSlots * kChunkBytes;
+  static constexpr int kEpiBytes = kConsumers * kWgRows * kRowBlockSlotBytes;
   static constexpr int kBarOffset = kEpiOffset + kEpiBytes;
   /// mbarriers: kStages "full" and kStages "empty" for the ring, then one per
   /// consumer for its staged epilogue input (see StagesInput).

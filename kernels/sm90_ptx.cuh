@@ -262,9 +262,12 @@ __device__ __forceinline__ u64 make_desc_sw128(u32 smem, u32 lbo, u32 sbo) {
   return d;
 }
 
-/// Moves a descriptor's start address by `bytes` (a multiple of 16).
+/// Moves a descriptor's start address by `bytes` (a multiple of 16). The
+/// address field (bits 0-13) never carries out of the low word, so only that
+/// word is added to: one 32-bit add instead of a 64-bit one.
 __device__ __forceinline__ u64 desc_advance(u64 desc, u32 bytes) {
-  return desc + static_cast<u64>(bytes >> 4);
+  const u32 lo = static_cast<u32>(desc) + (bytes >> 4);
+  return (desc & 0xFFFFFFFF00000000ull) | lo;
 }
 
 // ---------------------------------------------------------------- shared stores

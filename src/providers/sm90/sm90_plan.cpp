@@ -248,16 +248,17 @@ std::int64_t row_stride(const Sm90TmaView& view, std::int64_t M, std::int64_t st
   return M == 1 ? static_cast<std::int64_t>(view.strides[0] / size_bytes(view.dtype)) : stride_m;
 }
 
-/// Whether the tile's slots hold each consumer's whole part (cooperative
-/// schedule, one round): the condition for staged inputs and outputs.
+/// Whether the tile's slots hold each consumer's whole part in one round
+/// (every 64-row block of it has its own slots): the condition for staged
+/// inputs and outputs.
 bool whole_tile_slots(const Sm90TileConfig& config, int d_bytes) {
   const int chunks = config.warpgroup_n() / config.chunk_cols(d_bytes);
-  return !config.pingpong && config.epilogue_slots(d_bytes) == chunks;
+  return config.epilogue_slots(d_bytes) == chunks;
 }
 
 /// Picks the first full-tile input that can share D's staging slots: same
 /// element size as D, rows contiguous and TMA-describable, on a tile whose
-/// slots hold each consumer's whole part (cooperative schedule, one round).
+/// slots hold each consumer's whole part.
 /// Other inputs (and this one when none fits) are read from global memory.
 void choose_staged_input(const Problem& p, const Sm90TileConfig& config, Sm90Plan& plan) {
   plan.staged_input = -1;

@@ -10,9 +10,9 @@ namespace {
 
 using C = Sm90OperandClass;
 
-// Stages: 3 for 128x256, 5 for 128x128, 6 for 64x128 and the 128x128
-// pingpong tiles (what fits in 227 KB next to the output staging, and what
-// the kernel was tuned with); the skinny tiles 128x64 and 64x64 take as many
+// Stages: 3 for 128x256, 5 for 128x128 (pingpong too: each of its
+// consumers stages both 64-row blocks), 6 for 64x128 (what fits in 227 KB
+// next to the output staging, and what the kernel was tuned with); the skinny tiles 128x64 and 64x64 take as many
 // as fit with an f32 D (8 and 13): streaming a weight matrix needs ~100 KB of
 // loads in flight per SM. New configurations go last, so the indices of the
 // others stay put. tf32 stages hold the bytes of 16-bit ones and int8 stages
@@ -24,8 +24,8 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 256, 1, 3, C::fp8},    {128, 128, 1, 5, C::fp8},    {128, 128, 2, 5, C::fp8},
     {64, 128, 1, 6, C::fp8},     {128, 64, 1, 8, C::bits16},  {64, 64, 1, 13, C::bits16},
     {128, 64, 1, 8, C::fp8},     {64, 64, 1, 13, C::fp8},
-    {128, 128, 2, 6, C::bits16, true}, {128, 128, 1, 6, C::bits16, true},
-    {128, 128, 2, 6, C::fp8, true},    {128, 128, 1, 6, C::fp8, true},
+    {128, 128, 2, 5, C::bits16, true}, {128, 128, 1, 5, C::bits16, true},
+    {128, 128, 2, 5, C::fp8, true},    {128, 128, 1, 5, C::fp8, true},
     {128, 256, 2, 3, C::tf32},   {128, 256, 1, 3, C::tf32},   {128, 128, 1, 5, C::tf32},
     {128, 128, 2, 5, C::tf32},   {64, 128, 1, 6, C::tf32},    {128, 64, 1, 8, C::tf32},
     {64, 64, 1, 13, C::tf32},
@@ -43,8 +43,9 @@ int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgr
 int shared_bytes_with(const Sm90TileConfig& c, int slots, int d_bytes) {
   const int stage_bytes = (c.bm + c.bn) * 128;
   const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;  // 64 rows
+  const int row_blocks = c.pingpong ? c.bm / 64 : 1;  // slot sets per consumer
   const int barrier_bytes = (2 * c.stages + 2) * 8;  // the ring's, and one per consumer for staged inputs
-  return 1024 + c.stages * stage_bytes + 2 * slots * chunk_bytes + barrier_bytes;
+  return 1024 + c.stages * stage_bytes + 2 * row_blocks * slots * chunk_bytes + barrier_bytes;
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }

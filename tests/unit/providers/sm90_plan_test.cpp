@@ -307,7 +307,7 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
                          b.emplace("E", Binding(hp.tensor(e, {M, N}).ref()));
                        });
   };
-  const Sm90TileConfig pingpong{128, 128, 1, 6, Sm90OperandClass::bits16, true};
+  const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
   Sm90Plan plan;
   // C bf16 with rows 48 elements (96 bytes) apart: the first input is staged.
   ASSERT_TRUE(problem(DType::bf16, DType::bf16, 48).plan(kBig16, plan));
@@ -322,10 +322,20 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   // C's rows 41 elements apart (82 bytes): TMA cannot load it; E is staged.
   ASSERT_TRUE(problem(DType::bf16, DType::bf16, 41).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, 1);
-  // Neither input fits, or the tile has no slots for it: none is staged.
+  // Neither input fits: none is staged.
   ASSERT_TRUE(problem(DType::f32, DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, -1);
+  // A pingpong consumer stages both 64-row blocks of its tile.
   ASSERT_TRUE(problem(DType::bf16, DType::bf16, 48).plan(pingpong, plan));
+  EXPECT_EQ(plan.staged_input, 0);
+  // With an f32 D the pingpong tile's slots hold half a row block: none is staged.
+  const auto f32_d = HostProblem(DType::bf16, {64, 16}, {}, {16, 40}, {}, DType::f32, {}, DType::f32, DType::f32,
+                                 source, DType::f32,
+                                 [](HostProblem& hp, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+                                   b.emplace("C", Binding(hp.tensor(DType::f32, {M, N}).ref()));
+                                   b.emplace("E", Binding(hp.tensor(DType::f32, {M, N}).ref()));
+                                 });
+  ASSERT_TRUE(f32_d.plan(pingpong, plan));
   EXPECT_EQ(plan.staged_input, -1);
 }
 
@@ -341,7 +351,7 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
                          b.emplace("F", Binding(hp.tensor(f, {2, M, N}, {M * f_ld, f_ld, 1}).ref()));
                        });
   };
-  const Sm90TileConfig pingpong{128, 128, 1, 6, Sm90OperandClass::bits16, true};
+  const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
   Sm90Plan plan;
   // F f16 with rows 48 elements (96 bytes) apart: staged, with its strides
   // for the ragged edge (N = 40: 80-byte rows).
@@ -353,13 +363,14 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   EXPECT_EQ(plan.ldf, 48);
   EXPECT_EQ(plan.f_batch, 64 * 48);
   EXPECT_FALSE(plan.loop_chunks);
-  // F f32 (not D's size), rows TMA cannot store, a pingpong tile, or a long
-  // epilogue (chunks in a loop): F is stored from the registers instead.
+  // On a pingpong tile too.
+  ASSERT_TRUE(problem(DType::bf16, 48).plan(pingpong, plan));
+  EXPECT_EQ(plan.staged_output, 1);
+  // F f32 (not D's size), rows TMA cannot store, or a long epilogue (chunks
+  // in a loop): F is stored from the registers instead.
   ASSERT_TRUE(problem(DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_output, -1);
   ASSERT_TRUE(problem(DType::bf16, 41).plan(kBig16, plan));
-  EXPECT_EQ(plan.staged_output, -1);
-  ASSERT_TRUE(problem(DType::bf16, 48).plan(pingpong, plan));
   EXPECT_EQ(plan.staged_output, -1);
   ASSERT_TRUE(problem(DType::bf16, 48, "gelu").plan(kBig16, plan));
   EXPECT_TRUE(plan.loop_chunks);
