@@ -478,10 +478,13 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
   // 128x256 would leave 100 SMs idle; 64x64 would take two waves.
   EXPECT_EQ(shape_of(best_for(1024, 1024, 1024)), "64x128x64_c1x1");
-  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192)), "128x256x64_c2x1");
-  EXPECT_EQ(shape_of(best_for(4096, 4096, 4096)), "128x256x64_c1x1");
-  EXPECT_EQ(best_for(4096, 14336, 4096).bn, 256);
-  EXPECT_EQ(best_for(4096, 14336, 4096).bm, 128);
+  // Several 128x128 tiles per CTA: pingpong, whose consumers hide each
+  // other's epilogues; a 1x1 grid (measured faster than 2x1 there).
+  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192)), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(shape_of(best_for(4096, 4096, 4096)), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(shape_of(best_for(4096, 14336, 4096)), "128x128x64_c1x1_pingpong");
+  // Two tiles per CTA leave a pingpong consumer nothing to hide behind.
+  EXPECT_EQ(shape_of(best_for(2048, 2048, 2048)), "128x256x64_c1x1");
 }
 
 TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
@@ -616,7 +619,7 @@ TEST(Sm90Heuristic, Fp8DefaultsToPreciseAccumulationAndFastIsAnOptIn) {
   EXPECT_GT(detail::sm90_modelled_time(precise128, p, 132), detail::sm90_modelled_time(fast128, p, 132));
   EXPECT_GT(detail::sm90_preference(precise128, p, 132), detail::sm90_preference(fast128, p, 132));
   // 16-bit operands are unaffected: nothing is demoted.
-  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192)), "128x256x64_c2x1");
+  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192)), "128x128x64_c1x1_pingpong");
 }
 
 }  // namespace
