@@ -74,6 +74,10 @@ double tile_efficiency(const Sm90TileConfig& c) {
 /// (1.01x at 4096^3), the benchmark's epilogues 0.92-0.99x (relu+F 0.93x,
 /// gelu 0.94-0.97x at the mid sizes).
 constexpr double kCooperativeEpilogueExposure = 1.02;
+/// A 128-row tile with M <= 64 gives its second consumer rows wholly outside
+/// M (zeros TMA fills in, and wgmmas over them): 128x64 took 71 us at M = 16,
+/// N = K = 8192 (bf16 A/B, e4m3 D) where 64x128 takes about 50 us.
+constexpr double kIdleConsumerCost = 1.4;
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
 /// on 64x128).
@@ -220,6 +224,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     if (c.cluster_m == 2) time *= many_waves ? 0.995 : 1.005;
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
+  if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
   return time;
 }
 

@@ -510,6 +510,10 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   EXPECT_LT(t_new, 45'000.0);
   // With half the SMs, half the loads are in flight.
   EXPECT_GT(detail::sm90_modelled_time(best_for(16, 8192, 8192), p, 66), 1.1 * t_new);
+  // Where 64x64 cannot run (an fp8 D needs 64-byte staged rows), 64x128
+  // beats 128x64, whose second consumer would work on rows past M.
+  const Sm90TileConfig tall{128, 64, 1, 8, Sm90OperandClass::bits16};
+  EXPECT_LT(detail::sm90_modelled_time(old, p, 132), detail::sm90_modelled_time(tall, p, 132));
 }
 
 TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {
