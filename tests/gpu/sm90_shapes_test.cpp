@@ -179,14 +179,16 @@ TEST_F(Sm90Shapes, TheHeuristicPicksTheTileForTheShape) {
   struct Pick {
     Extents e;
     int bm, bn;
+    const char* schedule;
   };
   // Skinny and memory-bound: 64x64 at M = 16 (a CTA on nearly every SM),
-  // 64x128 at M = 128 (A re-read less often); small: 64x128;
-  // big square: the 128x256 tile.
-  const Pick picks[] = {{{1, 16, 8192, 8192}, 64, 64},
-                        {{1, 128, 8192, 8192}, 64, 128},
-                        {{1, 1024, 1024, 1024}, 64, 128},
-                        {{1, 4096, 4096, 4096}, 128, 256}};
+  // 64x128 at M = 128 (A re-read less often); small: 64x128; big square:
+  // the 128x128 pingpong tile (several tiles per CTA); 2048^3 (two): 128x256.
+  const Pick picks[] = {{{1, 16, 8192, 8192}, 64, 64, "cooperative"},
+                        {{1, 128, 8192, 8192}, 64, 128, "cooperative"},
+                        {{1, 1024, 1024, 1024}, 64, 128, "cooperative"},
+                        {{1, 2048, 2048, 2048}, 128, 256, "cooperative"},
+                        {{1, 4096, 4096, 4096}, 128, 128, "pingpong"}};
   for (const Pick& pick : picks) {
     SCOPED_TRACE(describe(pick.e));
     GpuProblem p(*driver, rng);
@@ -198,6 +200,7 @@ TEST_F(Sm90Shapes, TheHeuristicPicksTheTileForTheShape) {
     EXPECT_EQ(ops.front().metadata().provider, "sm90");
     EXPECT_EQ(ops.front().metadata().tile.m, pick.bm) << ops.front().name();
     EXPECT_EQ(ops.front().metadata().tile.n, pick.bn) << ops.front().name();
+    EXPECT_EQ(ops.front().metadata().extra.at("schedule"), pick.schedule) << ops.front().name();
     EXPECT_EQ(ops.back().metadata().provider, "simt") << "simt ranks last";
   }
 }
