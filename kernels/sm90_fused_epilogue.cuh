@@ -163,11 +163,12 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
   }
 
-  // Per warpgroup tile: the batch, scalars loaded once, reduction partials
-  // (rows: the thread's two rows h; columns: its kCols columns of the current
-  // chunk; all: four, by row h and column parity, so that consecutive
-  // elements do not wait on each other), and for each contiguous tile output the value of
-  // an even column waiting for its odd neighbour, so the two leave together.
+  // Per warpgroup tile: the batch, scalars loaded once, each input's batch
+  // base, reduction partials (rows: the thread's two rows h; columns: its
+  // kCols columns of the current chunk; all: four, by row h and column
+  // parity, so that consecutive elements do not wait on each other), and for
+  // each contiguous tile output the value of an even column waiting for its
+  // odd neighbour, so the two leave together.
   struct Tile {
     const Params& p;
     long long l;
@@ -228,10 +229,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
   };
 
-  // The context the generated epilogue_apply() talks to for one element.
-  // Element offsets from an input's batch base are formed from the int
-  // coordinates, so the loads of one chunk share one address and differ by
-  // immediate offsets.
+  // The context the generated epilogue_apply() talks to for one element;
+  // loads offset an input's batch base by the element's coordinates.
   struct Ctx {
     Tile& t;
     int m, n;

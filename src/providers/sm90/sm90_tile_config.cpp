@@ -12,9 +12,9 @@ using C = Sm90OperandClass;
 
 // Stages: 3 for 128x256, 5 for 128x128 (pingpong too: each of its
 // consumers stages both 64-row blocks), 6 for 64x128 (what fits in 227 KB
-// next to the output staging, and what the kernel was tuned with); the skinny tiles 128x64 and 64x64 take as many
-// as fit with an f32 D (8 and 13): streaming a weight matrix needs ~100 KB of
-// loads in flight per SM. New configurations go last, so the indices of the
+// next to the output staging, and what the kernel was tuned with); the
+// skinny tiles 128x64 and 64x64 take as many as fit with an f32 D (8 and
+// 13): streaming a weight matrix needs ~100 KB of loads in flight per SM. New configurations go last, so the indices of the
 // others stay put. tf32 stages hold the bytes of 16-bit ones and int8 stages
 // those of fp8 ones (one 128-byte row of K per tile row), with the same
 // accumulator count, so each takes the same tiles and stages.
@@ -76,7 +76,7 @@ double tile_efficiency(const Sm90TileConfig& c) {
 constexpr double kCooperativeEpilogueExposure = 1.02;
 /// A 128-row tile with M <= 64 gives its second consumer rows wholly outside
 /// M (zeros TMA fills in, and wgmmas over them): 128x64 took 71 us at M = 16,
-/// N = K = 8192 (bf16 A/B, e4m3 D) where 64x128 takes about 50 us.
+/// N = K = 8192 (bf16 A/B, e4m3 D); 64x128 then took 52 us.
 constexpr double kIdleConsumerCost = 1.4;
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
