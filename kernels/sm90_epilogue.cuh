@@ -234,6 +234,16 @@ __device__ __forceinline__ u16 pack2_byte(V lo, V hi) {
   }
 }
 
+/// The bits of a float through an opaque move. With a plain bit cast, a D
+/// that is the accumulator as it is lets the compiler keep the accumulators
+/// as integers across the main loop; the register moves it then puts around
+/// every wgmma make ptxas serialize the wgmmas (C7517/C7519).
+__device__ __forceinline__ u32 float_bits(float v) {
+  u32 bits;
+  asm("mov.b32 %0, %1;" : "=r"(bits) : "f"(v));
+  return bits;
+}
+
 /// A hook result rounded to a four-byte TD (float or int), as its bits.
 template <class TD, class V>
 __device__ __forceinline__ u32 bits32(V v) {
@@ -241,8 +251,8 @@ __device__ __forceinline__ u32 bits32(V v) {
     return static_cast<u32>(to_s32(v));
   } else {
     static_assert(kSameType<TD, float>, "a four-byte D is float or int");
-    if constexpr (kSameType<V, float>) return __float_as_uint(v);
-    else return __float_as_uint(__double2float_rn(d_value(v)));
+    if constexpr (kSameType<V, float>) return float_bits(v);
+    else return float_bits(__double2float_rn(d_value(v)));
   }
 }
 

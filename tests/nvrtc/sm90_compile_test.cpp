@@ -3,7 +3,8 @@
 // load/store kind and epilogue dtype, every tile configuration, operand
 // majors, fp8, tf32 and int8 operands, fp8 and integer D and the
 // accumulator/compute variants. No GPU
-// needed; any compile error or warning fails. Compiles run on parallel threads.
+// needed; any compile error or warning fails, and so does ptxas serializing
+// wgmmas. Compiles run on parallel threads.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -81,12 +82,19 @@ void compile_all(std::vector<Sm90Job>& jobs) {
     request.file_name = job.label + ".cu";
     request.arch = job.source.arch;
     request.options = job.source.options;
+    // ptxas reports (verbosely) where it serializes wgmmas: C7510 (a call
+    // or assert in the main loop), C7514, C7517 and C7519 (other code
+    // touching accumulators while wgmmas are in flight).
+    request.options.push_back("--ptxas-options=--verbose");
     request.name_expressions = {job.source.name_expression};
     request.headers = job.source.headers;
     try {
       const runtime::CompileResult result = runtime::nvrtc_compile(request);
       if (result.cubin.empty()) job.error = "no cubin produced";
       if (result.log.find("warning") != std::string::npos) job.error = "warnings:\n" + result.log;
+      for (const char* code : {"C7510", "C7514", "C7517", "C7519"}) {
+        if (result.log.find(code) != std::string::npos) job.error = "wgmma serialized:\n" + result.log;
+      }
       if (result.lowered_names.size() != 1 || result.lowered_names[0].empty()) job.error = "kernel name not found";
     } catch (const std::exception& e) {
       job.error = e.what();
