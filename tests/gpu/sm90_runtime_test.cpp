@@ -47,78 +47,46 @@ class Sm90Runtime : public ::testing::Test {
 
 TEST_F(Sm90Runtime, RejectedProblemsRunOnSimt) {
   EPIGEMM_REQUIRE_SM90(driver);
+  /// One operand: dtype, shape, strides (empty: contiguous), bytes past alignment.
+  struct Operand {
+    DType dtype;
+    Dims shape, strides;
+    std::size_t offset = 0;
+  };
+  struct Rejected {
+    const char* what;
+    Operand a, b;
+    DType d;
+    Dims d_strides;
+    const char* phrase;  ///< part of every sm90 operator's reason
+    DType accumulator = DType::f32;
+  };
   const std::int64_t M = 40, N = 24, K = 7;
-  {
-    SCOPED_TRACE("A's rows 14 bytes apart");
+  const Rejected cases[] = {
+      {"A's rows 14 bytes apart", {DType::f16, {M, K}, {}}, {DType::f16, {K, N}, {}}, DType::f16, {},
+       "multiples of 16 bytes"},
+      {"B's pointer 2 bytes past 16-byte alignment", {DType::f16, {M, 8}, {}}, {DType::f16, {8, N}, {}, 2},
+       DType::f16, {}, "not 16-byte aligned"},
+      {"D column-major", {DType::f16, {M, 8}, {}}, {DType::f16, {8, N}, {}}, DType::f16, {1, M}, "row-major"},
+      {"D is f64", {DType::f16, {M, 8}, {}}, {DType::f16, {8, N}, {}}, DType::f64, {},
+       "stores D as f16, bf16, f32, e4m3, e5m2, i8, u8 or i32"},
+      {"e4m3 D's rows 24 bytes apart", {DType::f16, {M, 8}, {}}, {DType::f16, {8, N}, {}}, DType::e4m3, {},
+       "D's M stride is 24 elements (24 bytes)"},
+      {"f32 operands", {DType::f32, {M, 8}, {}}, {DType::f32, {8, N}, {}}, DType::f32, {},
+       "sm90 does not support f32 A/B"},
+      {"tf32 B row-major", {DType::tf32, {M, 8}, {}}, {DType::tf32, {8, N}, {}}, DType::f32, {},
+       "tf32 B must be K-major (column-major B)"},
+      {"i8 A column-major", {DType::i8, {M, 16}, {1, M}}, {DType::u8, {16, 32}, {1, 16}}, DType::i32, {},
+       "int8 A must be K-major (row-major A)", DType::i32},
+      {"fp8 B row-major", {DType::e4m3, {M, 16}, {}}, {DType::e4m3, {16, 32}, {}}, DType::f16, {}, "must be K-major"},
+  };
+  for (const Rejected& r : cases) {
+    SCOPED_TRACE(r.what);
     GpuProblem p(*driver, rng);
-    p.add("A", DType::f16, {M, K});
-    p.add("B", DType::f16, {K, N});
-    epilogue(p, M, N);
-    expect_rejected_then_simt(p, "multiples of 16 bytes");
-  }
-  {
-    SCOPED_TRACE("B's pointer 2 bytes past 16-byte alignment");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::f16, {M, 8});
-    p.add("B", DType::f16, {8, N}, {}, false, 2);
-    epilogue(p, M, N);
-    expect_rejected_then_simt(p, "not 16-byte aligned");
-  }
-  {
-    SCOPED_TRACE("D column-major");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::f16, {M, 8});
-    p.add("B", DType::f16, {8, N});
-    epilogue(p, M, N, DType::f16, {1, M});
-    expect_rejected_then_simt(p, "row-major");
-  }
-  {
-    SCOPED_TRACE("D is f64");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::f16, {M, 8});
-    p.add("B", DType::f16, {8, N});
-    epilogue(p, M, N, DType::f64);
-    expect_rejected_then_simt(p, "stores D as f16, bf16, f32, e4m3, e5m2, i8, u8 or i32");
-  }
-  {
-    SCOPED_TRACE("e4m3 D's rows 24 bytes apart");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::f16, {M, 8});
-    p.add("B", DType::f16, {8, N});
-    epilogue(p, M, N, DType::e4m3);
-    expect_rejected_then_simt(p, "D's M stride is 24 elements (24 bytes)");
-  }
-  {
-    SCOPED_TRACE("f32 operands");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::f32, {M, 8});
-    p.add("B", DType::f32, {8, N});
-    epilogue(p, M, N, DType::f32);
-    expect_rejected_then_simt(p, "sm90 does not support f32 A/B");
-  }
-  {
-    SCOPED_TRACE("tf32 B row-major");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::tf32, {M, 8});
-    p.add("B", DType::tf32, {8, N});
-    epilogue(p, M, N, DType::f32);
-    expect_rejected_then_simt(p, "tf32 B must be K-major (column-major B)");
-  }
-  {
-    SCOPED_TRACE("i8 A column-major");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::i8, {M, 16}, {1, M});
-    p.add("B", DType::u8, {16, 32}, {1, 16});
-    epilogue(p, M, 32, DType::i32);
-    expect_rejected_then_simt(p, "int8 A must be K-major (row-major A)", DType::i32);
-  }
-  {
-    SCOPED_TRACE("fp8 B row-major");
-    GpuProblem p(*driver, rng);
-    p.add("A", DType::e4m3, {M, 16});
-    p.add("B", DType::e4m3, {16, 32});
-    epilogue(p, M, 32);
-    expect_rejected_then_simt(p, "must be K-major");
+    p.add("A", r.a.dtype, r.a.shape, r.a.strides, false, r.a.offset);
+    p.add("B", r.b.dtype, r.b.shape, r.b.strides, false, r.b.offset);
+    epilogue(p, M, r.b.shape[1], r.d, r.d_strides);
+    expect_rejected_then_simt(p, r.phrase, r.accumulator);
   }
 }
 
