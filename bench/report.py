@@ -82,6 +82,14 @@ def markdown_table(rows):
     return "\n".join(lines)
 
 
+# Operand dtypes the issue sets no target for: their rows are informational.
+INFORMATIONAL_DTYPES = ("tf32", "i8")
+
+
+def informational(row):
+    return row["dtype"].split()[0] in INFORMATIONAL_DTYPES
+
+
 def targets(rows):
     """The issue's numbers, each as (what, measured, met)."""
     big = {(8192, 8192, 8192), (4096, 4096, 4096), (4096, 14336, 4096)}
@@ -91,6 +99,8 @@ def targets(rows):
             gelu_anchor[(r["dtype"], r["shape"])] = ms(r["fused"])
     out = []
     for r in rows:
+        if informational(r):
+            continue
         key = (r["m"], r["n"], r["k"])
         label = f"{r['dtype']} {r['shape']} {r['epilogue']}"
         skinny = r["m"] <= 128
@@ -112,6 +122,21 @@ def targets(rows):
             out.append((what, text, met))
         if r["bw_fraction"] is not None:
             out.append((label + ": >= 0.85 of copy bandwidth", f"{r['bw_fraction']:.3f}", r["bw_fraction"] >= 0.85))
+    return out
+
+
+def informational_lines(rows):
+    """tf32 and int8 rows against cuBLASLt, without a verdict."""
+    out = []
+    for r in rows:
+        if not informational(r):
+            continue
+        label = f"{r['dtype']} {r['shape']} {r['epilogue']}"
+        if r["ratio_gemm"] is None:
+            out.append(f"- {label}: not timed against cuBLASLt" + (f" ({r['note']})" if r["note"] else ""))
+        else:
+            out.append(f"- {label}: {1.0 / r['ratio_gemm']:.2f} of cuBLASLt throughput "
+                       f"({fmt(r['tflops'], 1)} vs {fmt(r['tflops_gemm'], 1)} TFLOP/s)")
     return out
 
 
@@ -196,7 +221,8 @@ def main():
         "is checked first, on outputs poisoned with NaN, against a double-precision reference at "
         f"{meta.get('samples', '?')} sampled elements, and scanned whole for NaN.",
         "",
-        "ratio = epigemm time / cuBLASLt GEMM-alone time (same shape, default heuristic, f32 compute); "
+        "ratio = epigemm time / cuBLASLt GEMM-alone time (same shape, default heuristic, f32 compute; "
+        "FAST_TF32 for tf32, int32 for int8); "
         "ratio vs fused = epigemm time / cuBLASLt's own fused epilogue where it has one. "
         "BW frac = weights bytes / time over the bandwidth of a device-to-device copy of the weights "
         "measured in the same run (bytes read + written). [fallback] marks rows the sm90 provider did not run.",
@@ -213,6 +239,9 @@ def main():
                   "| --- | ---: | --- |"]
         lines += [f"| {what} | {value} | {'yes' if ok else 'NO'} |" for what, value, ok in tgt]
         lines.append("")
+    info = informational_lines(rows)
+    if info:
+        lines += ["tf32 and int8 (no target in the issue; informational):", ""] + info + [""]
     notes = sorted({r["note"] for r in rows if r["note"]})
     problems = [r for r in rows if r["error"] or not r["check_pass"] or not r["anchor_pass"]]
     if notes or problems:

@@ -98,6 +98,10 @@ std::vector<BenchCase> full_suite() {
   const std::vector<EpilogueKind> fp8{EpilogueKind::none, EpilogueKind::scale_amax};
   cases.push_back({DType::e4m3, {8192, 8192, 8192}, fp8, Fp8Accumulation::fast});
   cases.push_back({DType::e4m3, {8192, 8192, 8192}, fp8, Fp8Accumulation::precise});
+  const std::vector<EpilogueKind> none_alpha_beta{EpilogueKind::none, EpilogueKind::alpha_beta};
+  for (DType ab : {DType::tf32, DType::i8}) {
+    for (const Shape& s : {shapes[0], shapes[1]}) cases.push_back({ab, s, none_alpha_beta});
+  }
   return cases;
 }
 

@@ -77,13 +77,25 @@ struct BenchCase {
   /// "precise"), else empty (any operator).
   std::string fp8_accumulation_name() const;
   /// The dtype of D for the 16-bit epilogues and of the anchors' output:
-  /// the operand dtype, or bf16 for fp8 operands.
-  DType out_dtype() const noexcept { return is_fp8(ab) ? DType::bf16 : ab; }
+  /// the operand dtype; bf16 for fp8 operands, f32 for tf32, i32 for int8.
+  DType out_dtype() const noexcept {
+    if (is_fp8(ab)) return DType::bf16;
+    if (ab == DType::tf32) return DType::f32;
+    return is_integer(ab) ? DType::i32 : ab;
+  }
+  /// i32 for int8 operands, else f32.
+  DType accumulator() const noexcept { return is_integer(ab) ? DType::i32 : DType::f32; }
 };
+
+/// Whether B must be K-major (column-major (K, N), strides (1, K)): wgmma
+/// and cuBLASLt take fp8, tf32 and int8 operands K-major only.
+inline bool k_major_b(DType ab) noexcept { return is_fp8(ab) || ab == DType::tf32 || is_integer(ab); }
 
 /// Every case of the issue: bf16 and f16 at six shapes with all six
 /// epilogues, fp8 e4m3 8192^3 with none and scale_amax twice: epigemm's and
-/// cuBLASLt's fast accumulation, then both precise (each library's default).
+/// cuBLASLt's fast accumulation, then both precise (each library's default);
+/// then tf32 (f32 D) and int8 (i32 D) at 8192^3 and 4096^3 with none and
+/// alpha_beta (informational rows: the issue sets no target for them).
 std::vector<BenchCase> full_suite();
 /// Three cases to check the harness end to end: bf16 4096^3, bf16
 /// M=16 N=K=8192 (all epilogues), fp8 e4m3 4096^3 (none, scale_amax) with

@@ -110,6 +110,7 @@ void BenchTensor::fill_uniform(std::uint64_t seed, double lo, double hi) {
 }
 
 void BenchTensor::poison(unsigned char byte, cudaStream_t stream) {
+  poison_byte_ = byte;
   BENCH_CUDA(cudaMemsetAsync(device_.data(), byte, host_.size(), stream));
 }
 
@@ -128,10 +129,20 @@ double BenchTensor::value_at(std::int64_t offset) const {
 }
 
 std::int64_t BenchTensor::count_non_finite() const {
+  const bool integer = is_integer(dtype_);
+  if (integer && poison_byte_ < 0) return 0;
+  const std::size_t size = static_cast<std::size_t>(size_bytes(dtype_));
+  std::vector<unsigned char> pattern(size, static_cast<unsigned char>(poison_byte_ < 0 ? 0 : poison_byte_));
   std::atomic<std::int64_t> bad{0};
   parallel_for(span_elements_, [&](std::int64_t begin, std::int64_t end, std::int64_t) {
     std::int64_t local = 0;
-    for (std::int64_t e = begin; e < end; ++e) local += std::isfinite(value_at(e)) ? 0 : 1;
+    for (std::int64_t e = begin; e < end; ++e) {
+      if (integer) {
+        local += std::memcmp(host_.data() + static_cast<std::size_t>(e) * size, pattern.data(), size) == 0 ? 1 : 0;
+      } else {
+        local += std::isfinite(value_at(e)) ? 0 : 1;
+      }
+    }
     bad += local;
   });
   return bad.load();

@@ -50,7 +50,8 @@ class BenchTensor {
   /// Random values drawn uniformly from [lo, hi] and rounded to the dtype,
   /// from `seed`; filled on host threads, then copied to the device.
   void fill_uniform(std::uint64_t seed, double lo, double hi);
-  /// Sets every device byte to `byte` (0xFF is NaN in every float format).
+  /// Sets every device byte to `byte` (0xFF is NaN in every float format;
+  /// integer dtypes have no NaN, so the tensor remembers the byte).
   void poison(unsigned char byte, cudaStream_t stream);
   /// Copies the device memory back into the host bits.
   void download();
@@ -59,7 +60,8 @@ class BenchTensor {
   double value_at(std::int64_t offset) const;
   /// The host value of element (i, j) of a rank-2 tensor.
   double value(std::int64_t i, std::int64_t j) const { return value_at(i * strides_[0] + j * strides_[1]); }
-  /// How many stored elements are NaN or infinite (on the host copy).
+  /// How many stored elements are NaN or infinite (on the host copy); for
+  /// integer dtypes, how many still hold the last poison pattern.
   std::int64_t count_non_finite() const;
 
  private:
@@ -70,6 +72,7 @@ class BenchTensor {
   std::vector<unsigned char> host_;
   DeviceMemory device_;
   std::vector<double> decode_table_;  ///< every value of an 8- or 16-bit dtype
+  int poison_byte_ = -1;              ///< the last poison() byte, -1 before any
 };
 
 }  // namespace epigemm::bench

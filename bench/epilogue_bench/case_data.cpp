@@ -15,10 +15,16 @@ bool needs(const BenchCase& c, EpilogueKind kind) {
 }
 
 std::vector<std::int64_t> b_strides(const BenchCase& c) {
-  // NOTE: fp8 wgmma and cuBLASLt's fp8 kernels need K-major B.
-  if (is_fp8(c.ab)) return {1, c.shape.k};
+  // NOTE: fp8, tf32 and int8 wgmma and cuBLASLt's kernels for them need K-major B.
+  if (k_major_b(c.ab)) return {1, c.shape.k};
   return {};
 }
+
+// int8 operands hold the integers -8..8 (the table never hits +-8.5, so each
+// is equally likely): |accum| <= K * 64, exact in int32 and in f32 for K <= 2^18.
+constexpr double kInt8Operand = 8.5;
+// int8 C holds integers of the order of accum (standard deviation sqrt(K) * 24).
+constexpr double kInt8C = 1000.5;
 
 }  // namespace
 
@@ -35,13 +41,21 @@ CaseData::CaseData(const BenchCase& c, std::uint64_t seed)
       F(c.out_dtype(), {needs(c, EpilogueKind::relu_aux) ? c.shape.m : 1, needs(c, EpilogueKind::relu_aux) ? c.shape.n : 1}),
       anchor_D(c.out_dtype(), {c.shape.m, c.shape.n}) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> around_one(0.5, 1.5);
-  alpha = around_one(rng);
-  beta = around_one(rng);
-  const double a = std::sqrt(3.0 / std::sqrt(static_cast<double>(c.shape.k)));
+  const bool integer = is_integer(c.ab);
+  if (integer) {
+    // Small integers: alpha * accum + beta * C stays exact in the f32 epilogue
+    // (under 2^24), and cuBLASLt's int32 compute takes them as they are.
+    alpha = static_cast<double>(std::uniform_int_distribution<int>(2, 3)(rng));
+    beta = static_cast<double>(std::uniform_int_distribution<int>(1, 3)(rng));
+  } else {
+    std::uniform_real_distribution<double> around_one(0.5, 1.5);
+    alpha = around_one(rng);
+    beta = around_one(rng);
+  }
+  const double a = integer ? kInt8Operand : std::sqrt(3.0 / std::sqrt(static_cast<double>(c.shape.k)));
   A.fill_uniform(rng(), -a, a);
   B.fill_uniform(rng(), -a, a);
-  C.fill_uniform(rng(), -1.0, 1.0);
+  C.fill_uniform(rng(), integer ? -kInt8C : -1.0, integer ? kInt8C : 1.0);
   row_bias.fill_uniform(rng(), -1.0, 1.0);
   col_bias.fill_uniform(rng(), -1.0, 1.0);
   scale.fill_uniform(rng(), 2.0, 16.0);  // |accum| stays under ~6, so |D| stays inside e4m3's 448

@@ -16,6 +16,8 @@ struct CaseData {
   /// Allocates and fills what the case's epilogues need. A and B hold
   /// values in +-a with a chosen so that accum has a standard deviation
   /// near 1 (var = K * (a^2 / 3)^2); everything else is of order one.
+  /// int8 cases hold integers instead: A and B in -8..8, C in -1000..1000,
+  /// alpha and beta small integers, so every result is exact.
   CaseData(const BenchCase& c, std::uint64_t seed);
 
   BenchCase spec;
@@ -23,7 +25,7 @@ struct CaseData {
   double beta = 1.0;
 
   BenchTensor A;  ///< (M, K) row-major
-  BenchTensor B;  ///< (K, N): row-major, or column-major (strides (1, K)) for fp8
+  BenchTensor B;  ///< (K, N): row-major, or column-major (strides (1, K)) for fp8, tf32 and int8
   BenchTensor C;  ///< (M, N) in the output dtype
   BenchTensor row_bias;  ///< (N,)
   BenchTensor col_bias;  ///< (M, 1)

@@ -20,9 +20,16 @@ namespace {
 
 constexpr std::size_t kWorkspaceBytes = std::size_t{64} << 20;  // cuBLASLt workspace
 constexpr unsigned char kPoison = 0xFF;                          // NaN in every float format
+// Integers have no NaN: 0x80 bytes are an i32 of -2^31 + 0x808080, far outside
+// what the int8 cases produce (|D| < 2^24), so a poisoned element stands out.
+constexpr unsigned char kIntegerPoison = 0x80;
+
+void poison(BenchTensor& t, cudaStream_t stream) {
+  t.poison(is_integer(t.dtype()) ? kIntegerPoison : kPoison, stream);
+}
 
 GemmArguments make_args(EpilogueKind kind, const CaseData& d) {
-  GemmArguments args{.A = d.A.ref(), .B = d.B.ref(), .out = d.D.ref(), .accumulator = DType::f32,
+  GemmArguments args{.A = d.A.ref(), .B = d.B.ref(), .out = d.D.ref(), .accumulator = d.spec.accumulator(),
                      .epilogue = std::nullopt, .compute = DType::f32};
   std::map<std::string, Binding> b;
   switch (kind) {
@@ -179,9 +186,9 @@ RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck&
       op->compile(*args);
       row.compile_s = seconds_since(start);
       BenchTensor& d_out = kind == EpilogueKind::scale_amax ? *data.D8 : data.D;
-      d_out.poison(kPoison, stream_);
-      if (kind == EpilogueKind::relu_aux) data.F.poison(kPoison, stream_);
-      if (kind == EpilogueKind::scale_amax) data.amax->poison(kPoison, stream_);
+      poison(d_out, stream_);
+      if (kind == EpilogueKind::relu_aux) poison(data.F, stream_);
+      if (kind == EpilogueKind::scale_amax) poison(*data.amax, stream_);
       op->run(*args, stream_);
       sync("the epigemm run");
       spot.reset();
@@ -210,10 +217,18 @@ RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck&
   }
 
   // The anchors: GEMM alone (checked once per case) and the fused one.
-  LtAnchor gemm(lt_, gemm_config(data), workspace_, workspace_bytes_);
-  if (gemm_anchor_check_.empty()) {
-    data.anchor_D.poison(kPoison, stream_);
-    gemm.run(stream_);
+  std::unique_ptr<LtAnchor> gemm;
+  try {
+    gemm = std::make_unique<LtAnchor>(lt_, gemm_config(data), workspace_, workspace_bytes_);
+  } catch (const BenchError& e) {
+    // NOTE: without a cuBLASLt GEMM the row still times epigemm; it says why there is no anchor.
+    const std::string why = std::string("cuBLASLt GEMM unavailable: ") + e.what();
+    row.note += (row.note.empty() ? "" : "; ") + why;
+    gemm_anchor_check_ = why;
+  }
+  if (gemm && gemm_anchor_check_.empty()) {
+    poison(data.anchor_D, stream_);
+    gemm->run(stream_);
     sync("the cuBLASLt GEMM anchor");
     data.anchor_D.download();
     spot.reset();
@@ -236,7 +251,7 @@ RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck&
     }
   }
   if (fused) {
-    fused_spec->out->poison(kPoison, stream_);
+    poison(*fused_spec->out, stream_);
     fused->run(stream_);
     sync("the cuBLASLt fused anchor");
     fused_spec->out->download();
@@ -250,7 +265,7 @@ RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck&
   std::vector<TimedVariant> variants;
   if (op) variants.push_back({"epigemm", [&](cudaStream_t s) { op->run(*args, s); }});
   const std::size_t gemm_at = variants.size();
-  variants.push_back({"cuBLASLt", [&](cudaStream_t s) { gemm.run(s); }});
+  if (gemm) variants.push_back({"cuBLASLt", [&](cudaStream_t s) { gemm->run(s); }});
   if (fused) variants.push_back({"fused", [&](cudaStream_t s) { fused->run(s); }});
   if (data.copy_target) {
     row.weight_bytes = static_cast<double>(data.B.bytes());
@@ -259,10 +274,11 @@ RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck&
                                                      cudaMemcpyDeviceToDevice, s));
                         }});
   }
+  if (variants.empty()) return row;
   const std::vector<TimingStats> stats = timer_.measure(variants, options_.timer);
   if (op) row.epigemm = stats[0];
-  row.gemm = stats[gemm_at];
-  std::size_t next = gemm_at + 1;
+  std::size_t next = gemm_at;
+  if (gemm) row.gemm = stats[next++];
   if (fused) row.fused = stats[next++];
   if (data.copy_target) row.copy = stats[next++];
   return row;

@@ -3,6 +3,8 @@
 // "A" is our B and its "B" is our A, with m = N and n = M.
 #include "lt_anchor.hpp"
 
+#include <cmath>
+
 #include "cuda_check.hpp"
 
 namespace epigemm::bench {
@@ -11,7 +13,10 @@ cudaDataType_t cuda_data_type(DType dtype) {
   switch (dtype) {
     case DType::bf16: return CUDA_R_16BF;
     case DType::f16: return CUDA_R_16F;
-    case DType::f32: return CUDA_R_32F;
+    case DType::f32: case DType::tf32: return CUDA_R_32F;  // tf32: f32 storage
+    case DType::i8: return CUDA_R_8I;
+    case DType::u8: return CUDA_R_8U;
+    case DType::i32: return CUDA_R_32I;
     case DType::e4m3: return CUDA_R_8F_E4M3;
     case DType::e5m2: return CUDA_R_8F_E5M2;
     default: throw BenchError("no cuBLASLt data type for " + std::string(to_string(dtype)));
@@ -42,10 +47,25 @@ void LtAnchor::build() {
   const LtAnchorConfig& config = config_;
   const Shape& s = config.shape;
   const bool fp8 = is_fp8(config.ab);
-  BENCH_CUBLAS(cublasLtMatmulDescCreate(&desc_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  // NOTE: fp8 needs both operands K-major ("TN"): cuBLASLt's A is our
-  // column-major B viewed as K x N (ld K), transposed.
-  const cublasOperation_t trans_a = fp8 ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const bool k_major = k_major_b(config.ab);
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  cudaDataType_t scale_type = CUDA_R_32F;
+  if (config.ab == DType::tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  if (is_integer(config.ab)) {
+    // int32 compute takes int32 alpha and beta.
+    compute = CUBLAS_COMPUTE_32I;
+    scale_type = CUDA_R_32I;
+    if (std::nearbyint(config.alpha) != config.alpha || std::nearbyint(config.beta) != config.beta) {
+      throw BenchError("cuBLASLt's int32 compute needs integer alpha and beta");
+    }
+    alpha_i32_ = static_cast<std::int32_t>(config.alpha);
+    beta_i32_ = static_cast<std::int32_t>(config.beta);
+    integer_scales_ = true;
+  }
+  BENCH_CUBLAS(cublasLtMatmulDescCreate(&desc_, compute, scale_type));
+  // NOTE: fp8, tf32 and int8 need both operands K-major ("TN"): cuBLASLt's A
+  // is our column-major B viewed as K x N (ld K), transposed.
+  const cublasOperation_t trans_a = k_major ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t trans_b = CUBLAS_OP_N;
   set_desc(desc_, CUBLASLT_MATMUL_DESC_TRANSA, trans_a);
   set_desc(desc_, CUBLASLT_MATMUL_DESC_TRANSB, trans_b);
@@ -63,7 +83,7 @@ void LtAnchor::build() {
   }
 
   const cudaDataType_t ab = cuda_data_type(config.ab);
-  if (fp8) {
+  if (k_major) {
     BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&a_, ab, s.k, s.n, s.k));
   } else {
     BENCH_CUBLAS(cublasLtMatrixLayoutCreate(&a_, ab, s.n, s.k, s.n));
@@ -102,8 +122,10 @@ void LtAnchor::release() noexcept {
 }
 
 void LtAnchor::run(cudaStream_t stream) const {
-  BENCH_CUBLAS(cublasLtMatmul(handle_, desc_, &config_.alpha, config_.B, a_, config_.A, b_, &config_.beta,
-                              config_.C, c_, config_.D, d_, &algo_, workspace_, workspace_bytes_, stream));
+  const void* alpha = integer_scales_ ? static_cast<const void*>(&alpha_i32_) : &config_.alpha;
+  const void* beta = integer_scales_ ? static_cast<const void*>(&beta_i32_) : &config_.beta;
+  BENCH_CUBLAS(cublasLtMatmul(handle_, desc_, alpha, config_.B, a_, config_.A, b_, beta, config_.C, c_, config_.D,
+                              d_, &algo_, workspace_, workspace_bytes_, stream));
 }
 
 }  // namespace epigemm::bench

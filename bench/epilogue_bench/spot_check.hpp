@@ -20,14 +20,16 @@ class SpotCheck {
   using Expected = std::function<double(double accum, std::int64_t m, std::int64_t n)>;
 
   /// Computes sum_k A[m, k] * B[k, n] in double at `samples` random points
-  /// (the corners included) from the host copies of A and B.
+  /// (the corners included) from the host copies of A and B, and for tf32
+  /// operands the bound on the accumulator's error there (gemm_error()).
   SpotCheck(const BenchTensor& A, const BenchTensor& B, const Shape& shape, int samples, std::uint64_t seed);
 
   /// Starts a new verdict (for the next operator's outputs).
   void reset();
   /// Compares the sampled elements of `got` (downloaded already) with
-  /// `want`, within the tolerance of got's dtype; counts non-finite values
-  /// over the whole tensor.
+  /// `want`, within the tolerance of got's dtype plus how far `want` moves
+  /// when accum moves by the GEMM's own error bound; counts non-finite
+  /// (for integer dtypes: still poisoned) values over the whole tensor.
   void expect(const std::string& name, const BenchTensor& got, const Expected& want);
   /// Checks a one-element amax output against max |d| of the whole stored D
   /// (within e4m3's rounding) and against the sampled reference values.
@@ -42,13 +44,19 @@ class SpotCheck {
  private:
   std::vector<std::pair<std::int64_t, std::int64_t>> points_;
   std::vector<double> accum_;
+  std::vector<double> accum_error_;  ///< allowed |accum - exact| at each point
   std::vector<std::string> notes_;
   std::vector<std::string> failures_;
   double worst_rel_ = 0.0;
 };
 
 /// Allowed |got - want| for a value stored as `dtype` (relative part plus an
-/// absolute floor sized for values of order one).
+/// absolute floor sized for values of order one; zero for integers).
 double tolerance(DType dtype, double want);
+
+/// The GEMM's own error bound relative to sum_k |A[m, k] * B[k, n]| for
+/// these operands: nonzero for tf32 only (other products are exact in the
+/// accumulator, whose f32 rounding the output tolerance covers).
+double product_error(DType ab);
 
 }  // namespace epigemm::bench
