@@ -37,8 +37,8 @@ template <> __device__ __forceinline__ int epg_sm90_d_value<int, int>(int v) { r
 // Element `offset` of a DT input through the read-only (non-coherent) path.
 // NOTE: epilogue inputs never overlap outputs (analyze() checks), so these
 // loads may be scheduled ahead of the epilogue's own global stores.
-template <int DT, class T, class Offset>
-__device__ __forceinline__ T epg_sm90_ldg(const void* base, Offset offset) {
+template <int DT, class T>
+__device__ __forceinline__ T epg_sm90_ldg(const void* base, long long offset) {
   using S = typename EpgStorage<DT>::type;
   return epg_decode<DT, T>(__ldg(static_cast<const S*>(base) + offset));
 }
@@ -163,18 +163,17 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
   }
 
-  // Per warpgroup tile: the batch, scalars loaded once, each input's batch
-  // base, reduction partials (rows: the thread's two rows h; columns: its
-  // kCols columns of the current chunk; all: four, by row h and column
-  // parity, so that consecutive elements do not wait on each other), and for
-  // each contiguous tile output the value of an even column waiting for its
-  // odd neighbour, so the two leave together.
+  // Per warpgroup tile: the batch, scalars loaded once, reduction partials
+  // (rows: the thread's two rows h; columns: its kCols columns of the current
+  // chunk; all: four, by row h and column parity, so that consecutive
+  // elements do not wait on each other), and for each contiguous tile output
+  // the value of an even column waiting for its odd neighbour, so the two
+  // leave together.
   struct Tile {
     const Params& p;
     long long l;
     int N;
     Compute scalar[kInputs];
-    const void* in_base[kInputs];  // input I's element (l, 0, 0)
     Compute row[kReduceSlots][2];
     Compute col[kReduceSlots][kCols];
     Compute all[kReduceSlots][4];
@@ -193,10 +192,6 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       if constexpr (I < Epi::kNumInputs) {
         constexpr int kKind = Epi::kInLoadKind[I];
         const EpgOperand& o = p.in[I];
-        if constexpr (kKind == kEpgLoadRow || kKind == kEpgLoadColumn || kKind == kEpgLoadTile) {
-          using S = typename EpgStorage<Epi::kInDType[I]>::type;
-          in_base[I] = static_cast<const S*>(o.ptr) + l * o.stride_l;
-        }
         if constexpr (kKind == kEpgLoadScalarValue) {
           scalar[I] = static_cast<Compute>(o.value);
         } else if constexpr (kKind == kEpgLoadScalarTensor) {
@@ -229,11 +224,10 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
   };
 
-  // The context the generated epilogue_apply() talks to for one element;
-  // loads offset an input's batch base by the element's coordinates.
+  // The context the generated epilogue_apply() talks to for one element.
   struct Ctx {
     Tile& t;
-    int m, n;
+    long long m, n;
     int h, c;
     float staged;  // input kStaged's element (m, n)
     float& aux;    // output kStagedOut's element (m, n)
@@ -250,11 +244,12 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       } else if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
       } else if constexpr (kKind == kEpgLoadRow) {
-        return epg_sm90_ldg<kDType, Compute>(t.in_base[I], kUnit ? n : n * o.stride_n);
+        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? n : n * o.stride_n));
       } else if constexpr (kKind == kEpgLoadColumn) {
-        return epg_sm90_ldg<kDType, Compute>(t.in_base[I], kUnit ? m : m * o.stride_m);
+        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? m : m * o.stride_m));
       } else {
-        return epg_sm90_ldg<kDType, Compute>(t.in_base[I], m * o.stride_m + (kUnit ? n : n * o.stride_n));
+        return epg_sm90_ldg<kDType, Compute>(o.ptr,
+                                             t.l * o.stride_l + m * o.stride_m + (kUnit ? n : n * o.stride_n));
       }
     }
 
