@@ -60,6 +60,8 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
+  const bool hint_a = p.a_evict_first != 0, hint_b = p.b_evict_first != 0;
+  const u64 evict_first = l2_evict_first_policy();
   RingPosition<Cfg::kStages> ring;
   for (int t = blockIdx.x / Cfg::kClusterM; t < sched.total; t += gridDim.x / Cfg::kClusterM) {
     const TileCoord tile = sched.tile(t, rank);
@@ -73,11 +75,11 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       const int k0 = kb * Cfg::kBK;
       const u32 a = smem.tile_a(ring.stage);
       if constexpr (Cfg::kMajorA == Major::K) {
-        tma_load_3d(a, tma_a, full, k0, tile.m0, la);  // kBM rows x 128 B
+        tma_load_3d(a, tma_a, full, hint_a, evict_first, k0, tile.m0, la);  // kBM rows x 128 B
       } else {
 #pragma unroll
         for (int c = 0; c < Cfg::kBM / 64; ++c)  // chunk c: kBK rows x 64 M elements
-          tma_load_3d(a + c * Cfg::kMnChunkBytes, tma_a, full, tile.m0 + 64 * c, k0, la);
+          tma_load_3d(a + c * Cfg::kMnChunkBytes, tma_a, full, hint_a, evict_first, tile.m0 + 64 * c, k0, la);
       }
       const u32 b = smem.tile_b(ring.stage);
       constexpr u16 kMask = static_cast<u16>((1 << Cfg::kClusterM) - 1);
@@ -85,9 +87,9 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         constexpr int kRows = Cfg::kBN / Cfg::kClusterM;
         const u32 dst = b + rank * kRows * 128;
         if constexpr (Cfg::kClusterM == 1)
-          tma_load_3d(dst, tma_b, full, k0, tile.n0, lb);
+          tma_load_3d(dst, tma_b, full, hint_b, evict_first, k0, tile.n0, lb);
         else
-          tma_load_3d_multicast(dst, tma_b, full, kMask, k0, tile.n0 + rank * kRows, lb);
+          tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, k0, tile.n0 + rank * kRows, lb);
       } else {
         constexpr int kChunks = Cfg::kBN / 64 / Cfg::kClusterM;
 #pragma unroll
@@ -95,9 +97,9 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
           const int chunk = rank * kChunks + c;
           const u32 dst = b + chunk * Cfg::kMnChunkBytes;
           if constexpr (Cfg::kClusterM == 1)
-            tma_load_3d(dst, tma_b, full, tile.n0 + 64 * chunk, k0, lb);
+            tma_load_3d(dst, tma_b, full, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
           else
-            tma_load_3d_multicast(dst, tma_b, full, kMask, tile.n0 + 64 * chunk, k0, lb);
+            tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
         }
       }
       ring.next();

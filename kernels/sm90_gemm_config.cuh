@@ -18,6 +18,10 @@ struct GemmParams {
   int a_batched = 1;  ///< 0: one A serves every batch (its tensor map has L = 1)
   int b_batched = 1;  ///< 0: one B serves every batch
   int c_batched = 1;  ///< 0: one staged epilogue input serves every batch
+  /// 1: A (B) is read by one tile row (column) at a time, so its loads ask
+  /// L2 to evict those lines first (see l2_policy).
+  int a_evict_first = 0;
+  int b_evict_first = 0;
   /// D itself (row-major, element (l, m, n) at d + l*d_batch + m*ldd + n), used
   /// only for the edge chunks that TMA cannot store: a TMA store writes whole
   /// 16-byte units, so when N * sizeof(TD) is not a multiple of 16 the last

@@ -146,14 +146,13 @@ __device__ __forceinline__ void prefetch_tensormap(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<u64>(map)) : "memory");
 }
 
-/// 2-D tile load global -> shared, completing `bytes` on mbarrier `bar`.
-__device__ __forceinline__ void tma_load_2d(u32 dst, const CUtensorMap* map, u32 bar, int c0,
-                                            int c1) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
-      "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1)
-      : "memory");
+/// The L2 evict_first cache policy, for data read once: its lines then
+/// replace each other rather than what L2 still holds (for reuse, or dirty
+/// lines whose write-back would compete with the kernel's reads).
+__device__ __forceinline__ u64 l2_evict_first_policy() {
+  u64 policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
 }
 
 /// 3-D tile load global -> shared (coordinates innermost first).
@@ -166,24 +165,39 @@ __device__ __forceinline__ void tma_load_3d(u32 dst, const CUtensorMap* map, u32
       : "memory");
 }
 
-/// 2-D tile load multicast to every CTA of the cluster named in `mask`: the
-/// data and the complete_tx land at the same offsets in each of them.
-__device__ __forceinline__ void tma_load_2d_multicast(u32 dst, const CUtensorMap* map, u32 bar,
-                                                      u16 mask, int c0, int c1) {
+/// tma_load_3d under L2 cache policy `policy`, or without a hint when
+/// `hinted` is false (an evict_normal policy is not the same as no hint:
+/// it measured 2x slower on operands that every CTA re-reads).
+__device__ __forceinline__ void tma_load_3d(u32 dst, const CUtensorMap* map, u32 bar, bool hinted,
+                                            u64 policy, int c0, int c1, int c2) {
+  if (!hinted) {
+    tma_load_3d(dst, map, bar, c0, c1, c2);
+    return;
+  }
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%4, %5}], [%2], %3;\n" ::"r"(dst),
-      "l"(reinterpret_cast<u64>(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1)
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
       : "memory");
 }
 
-/// 3-D tile load multicast to the CTAs in `mask`.
+/// 3-D tile load multicast to the CTAs in `mask`, under L2 policy `policy`
+/// when `hinted`.
 __device__ __forceinline__ void tma_load_3d_multicast(u32 dst, const CUtensorMap* map, u32 bar,
-                                                      u16 mask, int c0, int c1, int c2) {
+                                                      u16 mask, bool hinted, u64 policy, int c0, int c1,
+                                                      int c2) {
+  if (!hinted) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        ".multicast::cluster [%0], [%1, {%4, %5, %6}], [%2], %3;\n" ::"r"(dst),
+        "l"(reinterpret_cast<u64>(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1), "r"(c2)
+        : "memory");
+    return;
+  }
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster [%0], [%1, {%4, %5, %6}], [%2], %3;\n" ::"r"(dst),
-      "l"(reinterpret_cast<u64>(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1), "r"(c2)
+      ".multicast::cluster.L2::cache_hint [%0], [%1, {%4, %5, %6}], [%2], %3, %7;\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(bar), "h"(mask), "r"(c0), "r"(c1), "r"(c2), "l"(policy)
       : "memory");
 }
 

@@ -167,7 +167,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
 
   Sm90Maps maps;
   maps_.get(driver, plan, maps);
-  Sm90GemmParams gemm = sm90_gemm_params(p, plan);
+  Sm90GemmParams gemm = sm90_gemm_params(p, plan, config_);
   // EpgSimtArgs (the fill's argument): EpgGemmArgs, then EpgParams, which
   // is also the whole of the GEMM's hook (EpgSm90Hook holds only EpgParams).
   alignas(16) std::byte arguments[kMaxArgumentBytes];

@@ -44,7 +44,7 @@ void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned bo
 
 }  // namespace
 
-Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan) noexcept {
+Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept {
   Sm90GemmParams g;
   g.M = static_cast<int>(p.M);
   g.N = static_cast<int>(p.N);
@@ -54,6 +54,10 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan) noexcept
   g.a_batched = plan.a_batched ? 1 : 0;
   g.b_batched = plan.b_batched ? 1 : 0;
   g.c_batched = plan.c_batched ? 1 : 0;
+  // A shared by every batch is reused across batches, however few its tiles.
+  const bool one_batch = p.L == 1;
+  g.a_evict_first = (one_batch || plan.a_batched) && (p.N + config.bn - 1) / config.bn <= 2 ? 1 : 0;
+  g.b_evict_first = (one_batch || plan.b_batched) && (p.M + config.bm - 1) / config.bm <= 2 ? 1 : 0;
   g.d = const_cast<void*>(plan.d.data);
   g.ldd = plan.ldd;
   g.d_batch = plan.d_batch;

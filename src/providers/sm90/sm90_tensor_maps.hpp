@@ -23,6 +23,8 @@ struct Sm90GemmParams {
   int a_batched = 1;
   int b_batched = 1;
   int c_batched = 1;
+  int a_evict_first = 0;
+  int b_evict_first = 0;
   void* d = nullptr;
   long long ldd = 0;
   long long d_batch = 0;
@@ -30,11 +32,13 @@ struct Sm90GemmParams {
   long long ldf = 0;
   long long f_batch = 0;
 };
-static_assert(sizeof(Sm90GemmParams) == 80 && offsetof(Sm90GemmParams, d) == 32 && offsetof(Sm90GemmParams, f) == 56,
+static_assert(sizeof(Sm90GemmParams) == 88 && offsetof(Sm90GemmParams, d) == 40 && offsetof(Sm90GemmParams, f) == 64,
               "Sm90GemmParams must match epigemm::sm90::GemmParams");
 
-/// GemmParams for a planned problem (group of 8 cluster rows in the tile order).
-Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan) noexcept;
+/// GemmParams for a planned problem on tile `config` (group of 8 cluster
+/// rows in the tile order). An operand read by at most two tiles, which the
+/// tile order runs side by side, is loaded with the L2 evict_first policy.
+Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
 
 /// The five maps one launch passes, in the kernel's parameter order; c and
 /// f are the staged epilogue input's and output's, or copies of d's.

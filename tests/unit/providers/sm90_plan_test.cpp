@@ -13,6 +13,7 @@
 #include "common/host_tensor.hpp"
 #include "epigemm/epigemm.hpp"
 #include "providers/sm90/sm90_plan.hpp"
+#include "providers/sm90/sm90_tensor_maps.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
 
 namespace epigemm::testing {
@@ -514,6 +515,28 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   // beats 128x64, whose second consumer would work on rows past M.
   const Sm90TileConfig tall{128, 64, 1, 8, Sm90OperandClass::bits16};
   EXPECT_LT(detail::sm90_modelled_time(old, p, 132), detail::sm90_modelled_time(tall, p, 132));
+}
+
+TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
+  const Sm90TileConfig narrow{64, 64, 1, 13, Sm90OperandClass::bits16};
+  const auto flags = [&](const HostProblem& hp) {
+    Sm90Plan plan;
+    EXPECT_TRUE(hp.plan(narrow, plan));
+    const detail::Sm90GemmParams g = detail::sm90_gemm_params(hp.problem, plan, narrow);
+    return std::pair{g.a_evict_first, g.b_evict_first};
+  };
+  // M = 16: every column of B is read by one tile; A by all 8 column tiles.
+  EXPECT_EQ(flags(HostProblem(DType::bf16, {16, 256}, {}, {256, 512}, {1, 256}, DType::bf16)), std::pair(0, 1));
+  // M = 128 on 64-row tiles: two tile rows, run side by side; M = 192: three.
+  EXPECT_EQ(flags(HostProblem(DType::bf16, {128, 256}, {}, {256, 512}, {1, 256}, DType::bf16)), std::pair(0, 1));
+  EXPECT_EQ(flags(HostProblem(DType::bf16, {192, 256}, {}, {256, 512}, {1, 256}, DType::bf16)), std::pair(0, 0));
+  // N = 64: A is the streamed operand.
+  EXPECT_EQ(flags(HostProblem(DType::bf16, {512, 256}, {}, {256, 64}, {1, 256}, DType::bf16)), std::pair(1, 0));
+  // One B for both batches (batch stride 0) is re-read by the second batch.
+  EXPECT_EQ(flags(HostProblem(DType::bf16, {2, 16, 256}, {}, {2, 256, 512}, {0, 1, 256}, DType::bf16)),
+            std::pair(0, 0));
+  EXPECT_EQ(flags(HostProblem(DType::bf16, {2, 16, 256}, {}, {2, 256, 512}, {256 * 512, 1, 256}, DType::bf16)),
+            std::pair(0, 1));
 }
 
 TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {

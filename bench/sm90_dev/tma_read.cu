@@ -1,0 +1,388 @@
+// TMA read ceiling of the card for the skinny GEMM's operand stream: B is a
+// bf16 8192 x 8192 matrix, K contiguous (128 MB, like the weights at M = 16,
+// N = K = 8192). Each work unit is a band of R rows of B (N) times a range of
+// K; a CTA streams the 128-byte-wide boxes (R rows x 64 K) of its units
+// through an mbarrier ring of S stages, as the GEMM's producer does, and a
+// consumer warp releases each stage as soon as it lands (no math). Reported as
+// the benchmark's "of copy" (bytes read / time over bytes read + written /
+// device-to-device copy time), best of 10 event-timed runs after an L2 flush.
+// Build: nvcc -O3 -std=c++17 -arch=sm_90a -o tma_read bench/sm90_dev/tma_read.cu -lcuda
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdint>
+
+namespace {
+
+constexpr int kRows = 8192;  // N
+constexpr int kCols = 8192;  // K (bf16)
+constexpr long kBytes = static_cast<long>(kRows) * kCols * 2;
+constexpr int kReps = 10;
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ bool try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t ok;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok != 0;
+}
+
+struct Shape {
+  int box_rows;     // R: rows of B per box (<= 256)
+  int boxes;        // boxes per stage (stacked along N): a unit is R * boxes rows wide
+  int k_group;      // boxes per stage along K (consecutive 128-byte columns, issued together)
+  int stages;       // S
+  int k_splits;     // K ranges per band
+  int rotate;       // 1: each unit starts at a different k-block
+  int contiguous;   // 1: the boxes tile the matrix viewed as rows of 128 bytes (contiguous reads)
+  int evict_first;  // 1: loads carry an L2 evict_first cache hint
+};
+
+// One unit = (band, split); CTA b takes units b, b + grid, ...
+__global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtensorMap map, Shape s) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // The 128-byte swizzle wants 1024-byte aligned boxes.
+  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+  const int stage_bytes = s.box_rows * 128 * s.boxes * s.k_group;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + s.stages * stage_bytes);
+  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + s.stages);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < s.stages; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full0 + 8 * i));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int band_rows = s.box_rows * s.boxes;
+  const int bands = kRows / band_rows;
+  const int units = bands * s.k_splits;
+  const int kb_total = kCols / 64 / s.k_group;  // k-blocks of k_group boxes
+  const int kb_per_split = kb_total / s.k_splits;
+  int stage = 0;
+  uint32_t phase = 0;
+  const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
+  if (!producer && !consumer) return;
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const int band = u % bands, split = u / bands;
+    const int first = split * kb_per_split;
+    const int start = s.rotate ? (u * 7) % kb_per_split : 0;
+    for (int i = 0; i < kb_per_split; ++i) {
+      const int kb = first + (start + i) % kb_per_split;
+      const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
+      if (producer) {
+        while (!try_wait(empty, phase ^ 1)) {
+        }
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(stage_bytes)
+                     : "memory");
+        for (int g = 0; g < s.k_group; ++g) {
+          for (int b = 0; b < s.boxes; ++b) {
+            const uint32_t dst = smem_u32(smem) + stage * stage_bytes + (g * s.boxes + b) * s.box_rows * 128;
+            const int c0 = s.contiguous ? 0 : (kb * s.k_group + g) * 64;
+            const int c1 = s.contiguous ? ((u * kb_per_split + i) * s.k_group + g) * s.box_rows
+                                        : band * band_rows + b * s.box_rows;
+            if (s.evict_first) {
+              asm volatile(
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+                  " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+                  "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(c0), "r"(c1), "l"(policy)
+                  : "memory");
+            } else {
+              asm volatile(
+                  "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                  " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+                  "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(c0), "r"(c1)
+                  : "memory");
+            }
+          }
+        }
+      } else {
+        while (!try_wait(full, phase)) {
+        }
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+      }
+      if (++stage == s.stages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+  }
+}
+
+// The same stream loaded by 128 producer threads with 16-byte cp.async into
+// the 128-byte-swizzled layout (what TMA writes), each stage's completion
+// tracked by the full barrier through cp.async.mbarrier.arrive.noinc.
+__global__ void __launch_bounds__(160) cpasync_stream(const char* __restrict__ m, Shape s) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+  const int stage_bytes = s.box_rows * 128 * s.k_group;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + s.stages * stage_bytes);
+  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + s.stages);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < s.stages; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 128;\n" ::"r"(full0 + 8 * i));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int bands = kRows / s.box_rows;
+  const int units = bands * s.k_splits;
+  const int kb_per_split = kCols / 64 / s.k_group / s.k_splits;
+  int stage = 0;
+  uint32_t phase = 0;
+  const bool producer = threadIdx.x < 128, consumer = threadIdx.x == 128;
+  if (!producer && !consumer) return;
+  const int vectors = s.box_rows * 8 * s.k_group;  // 16-byte vectors per stage
+  for (int u = blockIdx.x; u < units; u += gridDim.x) {
+    const int band = u % bands, split = u / bands;
+    for (int i = 0; i < kb_per_split; ++i) {
+      const int kb = split * kb_per_split + i;
+      const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
+      if (producer) {
+        while (!try_wait(empty, phase ^ 1)) {
+        }
+        const uint32_t base = smem_u32(smem) + stage * stage_bytes;
+        for (int v = threadIdx.x; v < vectors; v += 128) {
+          const int unit16 = v % 8, row = (v / 8) % s.box_rows, g = v / 8 / s.box_rows;
+          const char* src = m + (static_cast<long>(band * s.box_rows + row) * kCols +
+                                 (kb * s.k_group + g) * 64) * 2 + unit16 * 16;
+          const uint32_t dst = base + g * s.box_rows * 128 + row * 128 + ((unit16 ^ (row & 7)) << 4);
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+        }
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(full) : "memory");
+      } else {
+        while (!try_wait(full, phase)) {
+        }
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+      }
+      if (++stage == s.stages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+  }
+}
+
+// Contiguous 1-D bulk copies (cp.async.bulk, no tensor map) of `chunk` bytes
+// through a ring of S stages; CTA b takes chunks b, b + grid, ...
+__global__ void __launch_bounds__(64) bulk_stream(const char* __restrict__ m, int chunk, int stages) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + stages * chunk);
+  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + stages);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < stages; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full0 + 8 * i));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
+  if (!producer && !consumer) return;
+  const long chunks = kBytes / chunk;
+  int stage = 0;
+  uint32_t phase = 0;
+  for (long c = blockIdx.x; c < chunks; c += gridDim.x) {
+    const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
+    if (producer) {
+      while (!try_wait(empty, phase ^ 1)) {
+      }
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(chunk) : "memory");
+      asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                       smem_u32(smem) + stage * chunk),
+                   "l"(m + c * chunk), "r"(chunk), "r"(full)
+                   : "memory");
+    } else {
+      while (!try_wait(full, phase)) {
+      }
+      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+    }
+    if (++stage == stages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+}
+
+// Plain 16-byte loads in the pattern of mma.sync B fragments read straight
+// from global memory: lane t of a warp reads row 8g + t / 4 at K offset
+// 8 (t % 4) + 32 u (u < U, all in flight), i.e. 8 rows x 64 bytes per load.
+// A CTA covers `rows` rows of B (rows / 8 row groups) and K / splits of K; its
+// 8 warps split the row groups and then K.
+template <int U, bool kStreaming>
+__global__ void __launch_bounds__(256) ldg_stream(const int4* __restrict__ m, int rows, int splits, float* sink) {
+  const int groups = rows / 8, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int bands = kRows / rows;
+  const int band = blockIdx.x % bands, split = blockIdx.x / bands;
+  const int group = warp % groups, part = warp / groups, parts = 8 / groups;
+  const int k_len = kCols / splits / parts;  // elements of K per warp
+  const int row = band * rows + group * 8 + lane / 4;
+  const int4* p = m + (static_cast<long>(row) * kCols + split * (kCols / splits) + part * k_len + 8 * (lane % 4)) / 8;
+  int acc = 0;
+  for (int k = 0; k < k_len; k += 32 * U) {
+    int4 x[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) x[u] = kStreaming ? __ldcs(p + (k + 32 * u) / 8) : p[(k + 32 * u) / 8];
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc ^= x[u].x ^ x[u].y ^ x[u].z ^ x[u].w;
+  }
+  if (acc == 0x12345678) sink[0] = 1.0f;
+}
+
+template <class Launch>
+float best_ms(char* flush, cudaEvent_t a, cudaEvent_t b, Launch launch) {
+  float best = 1e30f;
+  for (int i = 0; i < kReps; ++i) {
+    cudaMemset(flush, i, 256 << 20);
+    cudaEventRecord(a);
+    launch();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, a, b);
+    best = ms < best ? ms : best;
+  }
+  return best;
+}
+
+CUtensorMap make_map(void* base, int box_rows, CUtensorMapL2promotion promotion, bool contiguous) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {contiguous ? 64u : static_cast<cuuint64_t>(kCols),
+                              contiguous ? static_cast<cuuint64_t>(kRows) * (kCols / 64) : kRows};
+  const cuuint64_t strides[1] = {contiguous ? 128u : static_cast<cuuint64_t>(kCols) * 2};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem[2] = {1, 1};
+  const CUresult r = cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box,
+                                            elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                            promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) std::printf("cuTensorMapEncodeTiled failed: %d\n", static_cast<int>(r));
+  return map;
+}
+
+}  // namespace
+
+int main() {
+  char* m = nullptr;
+  char* copy = nullptr;
+  char* flush = nullptr;
+  cudaMalloc(&m, kBytes);
+  cudaMalloc(&copy, kBytes);
+  cudaMalloc(&flush, 256 << 20);
+  cudaMemset(m, 1, kBytes);
+  cudaFuncSetAttribute(tma_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  const float copy_ms = best_ms(flush, a, b, [&] { cudaMemcpyAsync(copy, m, kBytes, cudaMemcpyDeviceToDevice); });
+  std::printf("copy 128 MB: %.1f us, %.2f TB/s (read + written)\n", copy_ms * 1e3, 2.0 * kBytes / copy_ms / 1e9);
+
+  struct Case {
+    Shape s;
+    int ctas_per_sm;  // 0: grid = units (one per SM at most, as the GEMM's 128 tiles)
+    int promotion;    // L2 promotion: 0 none, 128, 256 bytes
+  };
+  const Case cases[] = {
+      {{64, 1, 1, 13, 1, 0, 0, 0}, 0, 256},
+      {{64, 1, 1, 13, 1, 0, 0, 1}, 0, 256},
+      {{64, 1, 4, 3, 1, 0, 0, 1}, 0, 256},
+      {{64, 1, 1, 6, 2, 0, 0, 1}, 2, 256},
+      {{64, 1, 4, 3, 1, 0, 1, 1}, 0, 256},
+  };
+  for (const Case& c : cases) {
+    const Shape& s = c.s;
+    const CUtensorMapL2promotion promotion = c.promotion == 256   ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                             : c.promotion == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                                  : CU_TENSOR_MAP_L2_PROMOTION_NONE;
+    const CUtensorMap map = make_map(m, s.box_rows, promotion, s.contiguous != 0);
+    const int units = kRows / (s.box_rows * s.boxes) * s.k_splits;
+    const int grid = c.ctas_per_sm == 0 ? units : (units < sms * c.ctas_per_sm ? units : sms * c.ctas_per_sm);
+    const int smem = s.stages * s.box_rows * 128 * s.boxes * s.k_group + 16 * s.stages + 1024;
+    const float ms = best_ms(flush, a, b, [&] { tma_stream<<<grid, 64, smem>>>(map, s); });
+    std::printf("TMA%s%s R=%3d x%d kgroup=%d S=%2d splits=%d rotate=%d promo=%3d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  "
+                "%.3f of copy\n",
+                s.contiguous ? " contiguous" : "", s.evict_first ? " evict_first" : "", s.box_rows, s.boxes, s.k_group, s.stages, s.k_splits, s.rotate, c.promotion, grid, smem / 1024,
+                ms * 1e3, kBytes / ms / 1e9, copy_ms / 2 / ms);
+  }
+  cudaFuncSetAttribute(cpasync_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
+  struct CpCase {
+    Shape s;
+    int ctas_per_sm;
+  };
+  const CpCase cp_cases[] = {
+      {{64, 1, 2, 3, 4, 0, 0, 0}, 4},
+  };
+  for (const CpCase& c : cp_cases) {
+    const Shape& s = c.s;
+    const int units = kRows / s.box_rows * s.k_splits;
+    const int grid = c.ctas_per_sm == 0 ? units : (units < sms * c.ctas_per_sm ? units : sms * c.ctas_per_sm);
+    const int smem = s.stages * s.box_rows * 128 * s.k_group + 16 * s.stages + 1024;
+    const float ms = best_ms(flush, a, b, [&] { cpasync_stream<<<grid, 160, smem>>>(m, s); });
+    std::printf("cp.async R=%3d kgroup=%d S=%2d splits=%d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  %.3f of copy\n",
+                s.box_rows, s.k_group, s.stages, s.k_splits, grid, smem / 1024, ms * 1e3, kBytes / ms / 1e9,
+                copy_ms / 2 / ms);
+  }
+  cudaFuncSetAttribute(bulk_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
+  for (int chunk : {4096, 16384}) {
+    for (int ctas_per_sm : {1, 2, 4}) {
+      const int stages = 98304 / chunk / ctas_per_sm;
+      const int smem = stages * chunk + 16 * stages + 1024;
+      const float ms = best_ms(flush, a, b, [&] { bulk_stream<<<sms * ctas_per_sm, 64, smem>>>(m, chunk, stages); });
+      std::printf("bulk chunk=%5d S=%2d grid=%4d: %.1f us  %.2f TB/s  %.3f of copy\n", chunk, stages,
+                  sms * ctas_per_sm, ms * 1e3, kBytes / ms / 1e9, copy_ms / 2 / ms);
+    }
+  }
+  float* sink = nullptr;
+  cudaMalloc(&sink, sizeof(float));
+  struct LdgCase {
+    int rows, splits, unroll;
+  };
+  const LdgCase ldg_cases[] = {{16, 1, 8}, {64, 4, 8}};
+  for (const LdgCase& c : ldg_cases) {
+    for (int streaming : {0, 1}) {
+      const int grid = kRows / c.rows * c.splits;
+      const float ms = best_ms(flush, a, b, [&] {
+        if (streaming)
+          ldg_stream<8, true><<<grid, 256>>>(reinterpret_cast<const int4*>(m), c.rows, c.splits, sink);
+        else
+          ldg_stream<8, false><<<grid, 256>>>(reinterpret_cast<const int4*>(m), c.rows, c.splits, sink);
+      });
+      std::printf("ldg%s rows=%2d splits=%d U=%d grid=%4d: %.1f us  %.2f TB/s  %.3f of copy\n",
+                  streaming ? ".cs" : "", c.rows, c.splits, c.unroll, grid, ms * 1e3, kBytes / ms / 1e9,
+                  copy_ms / 2 / ms);
+    }
+  }
+  // The same without dirty lines in L2: the flush buffer is read, not written.
+  const float clean_ms = [&] {
+    float best = 1e30f;
+    for (int i = 0; i < kReps; ++i) {
+      cudaMemset(flush, i, 256 << 20);
+      ldg_stream<8, false><<<kRows / 64 * 4, 256>>>(reinterpret_cast<const int4*>(flush), 64, 4, sink);
+      cudaEventRecord(a);
+      ldg_stream<8, false><<<kRows / 64 * 4, 256>>>(reinterpret_cast<const int4*>(m), 64, 4, sink);
+      cudaEventRecord(b);
+      cudaEventSynchronize(b);
+      float ms = 0.0f;
+      cudaEventElapsedTime(&ms, a, b);
+      best = ms < best ? ms : best;
+    }
+    return best;
+  }();
+  std::printf("ldg rows=64 splits=4 after a clean L2: %.1f us  %.3f of copy\n", clean_ms * 1e3, copy_ms / 2 / clean_ms);
+  const cudaError_t err = cudaDeviceSynchronize();
+  std::printf("%s\n", cudaGetErrorString(err));
+  return err == cudaSuccess ? 0 : 1;
+}
