@@ -107,6 +107,12 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   }
 }
 
+/// a + b as the tensor cores sum: f32, or int32 wrapping modulo 2^32.
+__device__ __forceinline__ float accumulate(float a, float b) { return a + b; }
+__device__ __forceinline__ int accumulate(int a, int b) {
+  return static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b));
+}
+
 /// Releases a stage: one thread per consumer warpgroup arrives on the stage's
 /// empty barrier in every CTA of the cluster (their producers multicast into us).
 template <class Cfg>
@@ -218,7 +224,9 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                                  (wg_n * Cfg::kWgN % 64) * Cfg::kInBytes,
                              Cfg::kMnChunkBytes, 1024);
 
-  typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
+  // Per row block (and accumulator chain): (T128,V(kWgN/2)) -> (M64,N kWgN).
+  constexpr int kSets = Cfg::kWgRows * Cfg::kAccChains;
+  typename Cfg::Acc acc[kSets][Cfg::kAccRegs];
 
   // A staged epilogue input is loaded once the main loop is under way
   // (after k-block issue_kb's wgmmas are issued), one load per tile.
@@ -261,12 +269,13 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       wgmma_fence();
 #pragma unroll
       for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
-        // The first k-step of a tile overwrites the accumulators (scale-d = 0).
+        // The first k-step of a tile into each set overwrites it (scale-d = 0).
+        constexpr int kChains = Cfg::kAccChains;
 #pragma unroll
         for (int r = 0; r < Cfg::kWgRows; ++r)
           wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
-              acc[r], desc_advance(desc_a, stage_off + ks * kStepA + r * kRowBlockA),
-              desc_advance(desc_b, stage_off + ks * kStepB), (kb > 0 || ks > 0) ? 1 : 0);
+              acc[r + ks % kChains], desc_advance(desc_a, stage_off + ks * kStepA + r * kRowBlockA),
+              desc_advance(desc_b, stage_off + ks * kStepB), (kb > 0 || ks >= kChains) ? 1 : 0);
       }
       wgmma_commit();
       if (kb > 0) {
@@ -282,8 +291,13 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
     wgmma_wait<0>();
 #pragma unroll
-    for (int r = 0; r < Cfg::kWgRows; ++r) fence_regs(acc[r]);
+    for (int r = 0; r < kSets; ++r) fence_regs(acc[r]);
     release_stage(smem, prev, tid);
+#pragma unroll
+    for (int c = 1; c < Cfg::kAccChains; ++c) {
+#pragma unroll
+      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[0][i] = accumulate(acc[0][i], acc[c][i]);
+    }
     if (Cfg::kPingpong) ring.skip(k_blocks);
 
 #pragma unroll
