@@ -339,10 +339,16 @@ struct ChunkPlaces {
   static constexpr int kCount = Cfg::kChunkCols / 8 / kGroupsPerPlace;
   u32 at[kCount];
 
+  /// Bytes between the places' columns. The thread's column bytes of place
+  /// 0 lie below this, so place i's bytes are place 0's OR i * kStride, and
+  /// the swizzle (an XOR of the row's pattern into the same bits) keeps it so.
+  static constexpr u32 kStride = 8 * kGroupsPerPlace * Cfg::kOutBytes;
+
   __device__ __forceinline__ ChunkPlaces(int warp, int lane) {
+    at[0] = chunk_place<Cfg>(0u, warp, lane, 0, 0);
 #pragma unroll
     for (int i = 0; i < kCount; ++i) {
-      at[i] = chunk_place<Cfg>(0u, warp, lane, kGroupsPerPlace * i, 0);
+      if (i > 0) at[i] = at[0] ^ (i * kStride);
       // Pinned here: left to itself, the compiler recomputes them for
       // every chunk, in both the checked and unchecked code.
       asm volatile("" : "+r"(at[i]));

@@ -178,10 +178,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     Compute col[kReduceSlots][kCols];
     Compute all[kReduceSlots][4];
     Result pending[kOutputs];
-    // Per row, column and (unstaged) tile input: its element (row0, n0) of
-    // the current chunk (see begin_chunk), so that each element's load is
-    // this pointer plus a constant offset.
+    // Per row, column and (unstaged) tile input, and per tile output stored
+    // here: its element (row0, n0) of the current chunk (see begin_chunk), so
+    // that each element's address is this pointer plus a constant offset.
     const void* chunk_in[kInputs];
+    void* chunk_out[kOutputs];
 
     __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int M, int columns)
         : p(hook.params), l(batch), N(columns) {
@@ -207,7 +208,23 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
 
     // The thread's first column n0 and row row0 of the chunk that follows:
     // element (h, c) lies 8h rows and 8 (c / 2) + c % 2 columns from them.
-    __device__ __forceinline__ void begin_chunk(int n0, int row0) { chunk_bases<0>(n0, row0); }
+    __device__ __forceinline__ void begin_chunk(int n0, int row0) {
+      chunk_bases<0>(n0, row0);
+      chunk_out_bases<0>(n0, row0);
+    }
+
+    template <int J>
+    __device__ __forceinline__ void chunk_out_bases(int n0, int row0) {
+      if constexpr (J < Epi::kNumOutputs) {
+        if constexpr (Epi::kOutStoreKind[J] == kEpgStoreTile && J != kDSlot && J != kStagedOut) {
+          using S = typename EpgStorage<Epi::kOutDType[J]>::type;
+          const EpgOperand& o = p.out[J];
+          chunk_out[J] = static_cast<S*>(o.ptr) + l * o.stride_l + row0 * o.stride_m +
+                         (epg_sm90_bit(kUnitOut, J) ? n0 : n0 * o.stride_n);
+        }
+        chunk_out_bases<J + 1>(n0, row0);
+      }
+    }
 
     template <int I>
     __device__ __forceinline__ void chunk_bases(int n0, int row0) {
@@ -293,16 +310,18 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         aux = static_cast<float>(epg_sm90_result(value));
       } else if constexpr (kUnit) {
         // Even column: wait for the odd one unless it lies outside D.
-        const long long at = t.l * o.stride_l + m * o.stride_m + n;
+        // Offsets from the chunk's base (begin_chunk).
+        const long long at = 8 * h * o.stride_m + 8 * (c / 2) + c % 2;
         if (c % 2 == 0 && n + 1 < t.N) {
           t.pending[J] = epg_sm90_result(value);
         } else if (c % 2 == 0) {
-          epg_store<Epi::kOutDType[J]>(o.ptr, at, value);
+          epg_store<Epi::kOutDType[J]>(t.chunk_out[J], at, value);
         } else {
-          epg_sm90_store_pair<Epi::kOutDType[J]>(o.ptr, at - 1, t.pending[J], Result(epg_sm90_result(value)));
+          epg_sm90_store_pair<Epi::kOutDType[J]>(t.chunk_out[J], at - 1, t.pending[J],
+                                                 Result(epg_sm90_result(value)));
         }
       } else {
-        epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n, value);
+        epg_store<Epi::kOutDType[J]>(t.chunk_out[J], 8 * h * o.stride_m + (8 * (c / 2) + c % 2) * o.stride_n, value);
       }
     }
 

@@ -1,7 +1,8 @@
 // The sm90 epilogue's per-chunk input addressing against cpu_reference, on
 // every tile configuration, with both full tiles (the unchecked path) and
 // ragged edge tiles: row, column and tile inputs with unit and strided axes,
-// per batch and shared by it, offset from their allocation; and the
+// per batch and shared by it, offset from their allocation; tile outputs
+// stored directly (by pairs, aligned or not, and strided); and the
 // benchmark's epilogues (gelu's chunks staged in a loop) on full tiles.
 #include "gpu/sm90_problem.hpp"
 
@@ -44,6 +45,36 @@ TEST_F(Sm90ChunkInputs, RowColumnAndTileInputsOnFullAndEdgeTiles) {
     p.add("D", DType::bf16, {L, M, N}, padded_rows(DType::bf16, {L, M, N}), true);
     for (const char* name : {"rb", "cb", "rs", "cs", "T", "S"}) p.fill_normal(name);
     run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
+}
+
+TEST_F(Sm90ChunkInputs, TileOutputsStoredDirectlyOnFullAndEdgeTiles) {
+  // Outputs besides D that do not go through the staging slots: F of
+  // another element size (stored by pairs, offset by one element so that
+  // the pairs are not aligned), G strided, and both behind gelu (chunks in a loop).
+  EPIGEMM_REQUIRE_SM90(driver);
+  const std::int64_t L = 2, M = 2 * 128 + 45, N = 2 * 256 + 38, K = 40;
+  for (const bool gelu : {false, true}) {
+    for (const std::size_t f_offset : {std::size_t{0}, std::size_t{4}}) {
+      for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+        SCOPED_TRACE(std::string(gelu ? "gelu" : "relu") + ", F offset " + std::to_string(f_offset) + ", " +
+                     describe(config, L, M, N, K));
+        GpuProblem p(*driver, rng);
+        add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+        p.fill_normal("A");
+        p.fill_normal("B", 0.25);
+        p.set_source(std::string("def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = ") +
+                     (gelu ? "gelu(F)" : "relu(F)") + "\n    G = F - accum\n    return D, F, G\n");
+        p.scalar("alpha", 0.625);
+        const Dims out{L, M, N};
+        p.add("C", DType::bf16, out, padded_rows(DType::bf16, out));
+        p.fill_normal("C");
+        p.add("D", DType::bf16, out, padded_rows(DType::bf16, out), true);
+        p.add("F", DType::f32, out, {}, true, f_offset);
+        p.add("G", DType::f16, out, {M * N, 1, M}, true);
+        run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+      }
+    }
   }
 }
 

@@ -314,13 +314,14 @@ TEST_F(Sm90Compile, StagedInputsAndOutputsOfEveryElementSize) {
   expect_all_compile(std::move(jobs));
 }
 
-TEST_F(Sm90Compile, StridedRowColumnAndTileInputsOnEveryTileConfiguration) {
-  // Inputs addressed from one base per chunk: row, column and tile inputs
-  // with a unit step along their axis and strided (rebound to views with
-  // every second element), per batch and shared, in looped and unrolled
-  // chunks, on every 16-bit configuration.
+TEST_F(Sm90Compile, StridedInputsAndDirectTileOutputsOnEveryTileConfiguration) {
+  // Inputs and directly stored tile outputs addressed from one base per
+  // chunk: row, column and tile inputs with a unit step along their axis
+  // and strided (rebound to strided views), per batch and shared, outputs
+  // by pairs and strided, in looped and unrolled chunks, on every 16-bit
+  // configuration.
   using S = OperandShape;
-  const std::string body = "    D = X + rb + cb + rs - cs + T * U\n    return D\n";
+  const std::string body = "    D = X + rb + cb + rs - cs + T * U\n    F = D * 2.0\n    G = X - D\n    return D, F, G\n";
   std::vector<Sm90Job> jobs;
   for (const bool loop : {false, true}) {
     const EpilogueCase c{"strided",
@@ -332,7 +333,9 @@ TEST_F(Sm90Compile, StridedRowColumnAndTileInputsOnEveryTileConfiguration) {
                           {"cs", S::column, DType::bf16},
                           {"T", S::tile, DType::f32},
                           {"U", S::tile_shared, DType::bf16},
-                          {"D", S::tile, DType::bf16}}};
+                          {"D", S::tile, DType::bf16},
+                          {"F", S::tile, DType::f32},
+                          {"G", S::tile, DType::f16}}};
     const auto strided = [](HostCatalogProblem& hp) {
       const auto view = [&hp](const std::string& name, DType dtype, Dims dims, Dims strides) {
         std::int64_t span = 1;
@@ -343,6 +346,7 @@ TEST_F(Sm90Compile, StridedRowColumnAndTileInputsOnEveryTileConfiguration) {
       view("rs", DType::f32, {hp.N}, {2});
       view("cs", DType::bf16, {hp.M, 1}, {2, 1});
       view("U", DType::bf16, {hp.M, hp.N}, {1, hp.M});
+      view("G", DType::f16, {hp.L, hp.M, hp.N}, {hp.M * hp.N, 1, hp.M});
     };
     for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
       if (config.operands != Sm90OperandClass::bits16) continue;
@@ -350,9 +354,10 @@ TEST_F(Sm90Compile, StridedRowColumnAndTileInputsOnEveryTileConfiguration) {
                               false, rng, strided));
     }
   }
-  // The hook's unit-step mask: rb, cb and T (inputs 0, 1 and 4) only.
+  // The hook's unit-step masks: rb, cb and T (inputs 0, 1 and 4); D and F
+  // (outputs 0 and 1), stored directly (F of another size, G strided).
   for (const Sm90Job& job : jobs) {
-    EXPECT_NE(job.source.name_expression.find(", 19ull, "), std::string::npos)
+    EXPECT_NE(job.source.name_expression.find(", 19ull, 3ull, "), std::string::npos)
         << job.label << ": " << job.source.name_expression;
   }
   expect_all_compile(std::move(jobs));
