@@ -25,13 +25,18 @@ namespace epigemm::sm90 {
 /// registers) defines instead a nested `Tile` type, built once per warpgroup
 /// tile and used in place of operator():
 ///   __device__ Tile(const Epi& epi, int l, int M, int N);
+///   __device__ void begin_chunk(int n0, int row0);
 ///   __device__ V operator()(Acc acc, float staged, float& aux, int m, int n, int h, int c);
 ///   __device__ void end_chunk(int n_chunk, int row0, int M, int N, int lane);
 ///   __device__ void end_tile(int row0, int M, int lane);
 /// Thread `lane` of warp w owns rows row0 + 8h (h = 0, 1; row0 = m_base + 16w +
 /// lane/4) and, in the output chunk starting at column n_chunk, the columns
 /// n_chunk + 8*(c/2) + 2*(lane%4) + c%2 (c = 0 .. kChunkCols/4 - 1); the call
-/// for an even c comes right before the one for c + 1 (when that is in D). end_chunk
+/// for an even c comes right before the one for c + 1 (when that is in D).
+/// begin_chunk precedes each staged chunk's calls with the thread's first
+/// column n0 = n_chunk + 2*(lane%4) and row0 (element (h, c) lies 8h rows and
+/// 8*(c/2) + c%2 columns from them, so the hook can address its inputs from
+/// one base per chunk). end_chunk
 /// follows each staged chunk and end_tile the last one; every thread of the
 /// warpgroup calls them together, so they may use warp shuffles. `staged` is
 /// the element (m, n) of the hook's staged input (see StagesInput), else 0;
@@ -49,6 +54,7 @@ struct PlainTile {
   const Epi& epi;
   int l;
   __device__ __forceinline__ PlainTile(const Epi& e, int batch, int, int) : epi(e), l(batch) {}
+  __device__ __forceinline__ void begin_chunk(int, int) {}
   template <class Acc>
   __device__ __forceinline__ auto operator()(Acc acc, float, float&, int m, int n, int, int) const {
     return epi(acc, m, n, l);
@@ -321,20 +327,57 @@ __device__ __forceinline__ u32 chunk_place(u32 slot, int warp, int lane, int g, 
   }
 }
 
+/// A thread's places in a staged chunk relative to the slot (chunk_place at
+/// slot 0), computed once per warpgroup tile: one per access that lies more
+/// than a constant away from the others. Row h = 1 lies 8 rows below h = 0
+/// (the swizzle pattern repeats every 8 rows), and with 1-byte elements an
+/// odd group 8 bytes after the even one (same 16-byte unit); 2-byte accesses
+/// go by pairs of groups (stmatrix), 4-byte ones by group.
+template <class Cfg>
+struct ChunkPlaces {
+  static constexpr int kGroupsPerPlace = Cfg::kOutBytes == 4 ? 1 : 2;
+  static constexpr int kCount = Cfg::kChunkCols / 8 / kGroupsPerPlace;
+  u32 at[kCount];
+
+  /// Bytes between the places' columns. The thread's column bytes of place
+  /// 0 lie below this, so place i's bytes are place 0's OR i * kStride, and
+  /// the swizzle (an XOR of the row's pattern into the same bits) keeps it so.
+  static constexpr u32 kStride = 8 * kGroupsPerPlace * Cfg::kOutBytes;
+
+  __device__ __forceinline__ ChunkPlaces(int warp, int lane) {
+    at[0] = chunk_place<Cfg>(0u, warp, lane, 0, 0);
+#pragma unroll
+    for (int i = 0; i < kCount; ++i) {
+      if (i > 0) at[i] = at[0] ^ (i * kStride);
+      // Pinned here: left to itself, the compiler recomputes them for
+      // every chunk, in both the checked and unchecked code.
+      asm volatile("" : "+r"(at[i]));
+    }
+  }
+
+  /// chunk_place(slot, warp, lane, g, h).
+  __device__ __forceinline__ u32 operator()(u32 slot, int g, int h) const {
+    const int within = Cfg::kOutBytes == 1 ? 8 * (g % 2) : 0;
+    const int row = Cfg::kOutBytes == 2 ? 0 : 8 * h * Cfg::kChunkRowBytes;
+    return slot + at[g / kGroupsPerPlace] + within + row;
+  }
+};
+
 /// Stores one thread's words of a chunk at their places (chunk_place).
 template <class Cfg>
-__device__ __forceinline__ void write_chunk(const u32 (&w)[kChunkWords<Cfg>], u32 slot, int warp, int lane) {
+__device__ __forceinline__ void write_chunk(const u32 (&w)[kChunkWords<Cfg>], u32 slot,
+                                            const ChunkPlaces<Cfg>& places) {
   constexpr int kGroups = Cfg::kChunkCols / 8;
   if constexpr (Cfg::kOutBytes == 2) {
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2)
-      stmatrix_x4(chunk_place<Cfg>(slot, warp, lane, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+      stmatrix_x4(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
   } else {
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const u32 at = chunk_place<Cfg>(slot, warp, lane, g, h);
+        const u32 at = places(slot, g, h);
         if constexpr (Cfg::kOutBytes == 1)
           st_shared_b16(at, static_cast<u16>(w[2 * g + h]));
         else
@@ -347,18 +390,18 @@ __device__ __forceinline__ void write_chunk(const u32 (&w)[kChunkWords<Cfg>], u3
 /// Loads one thread's words of a chunk from the places write_chunk stores
 /// them (ldmatrix x4 is stmatrix x4's inverse).
 template <class Cfg>
-__device__ __forceinline__ void read_chunk(u32 (&w)[kChunkWords<Cfg>], u32 slot, int warp, int lane) {
+__device__ __forceinline__ void read_chunk(u32 (&w)[kChunkWords<Cfg>], u32 slot, const ChunkPlaces<Cfg>& places) {
   constexpr int kGroups = Cfg::kChunkCols / 8;
   if constexpr (Cfg::kOutBytes == 2) {
 #pragma unroll
     for (int g = 0; g < kGroups; g += 2)
-      ldmatrix_x4(chunk_place<Cfg>(slot, warp, lane, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+      ldmatrix_x4(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
   } else {
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const u32 at = chunk_place<Cfg>(slot, warp, lane, g, h);
+        const u32 at = places(slot, g, h);
         if constexpr (Cfg::kOutBytes == 1)
           w[2 * g + h] = ld_shared_b16(at);
         else
@@ -388,13 +431,13 @@ __device__ __forceinline__ u32 pack_pair(V lo, V hi) {
 template <bool kChecked, class Cfg, bool kStaged, class S, bool kAux, class TF, class Tile>
 __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)[Cfg::kAccRegs], u32 slot,
                                             int chunk, int m_base, int n_base, int M, int N, int warp, int lane,
-                                            u32 (&aux)[kChunkWords<Cfg>]) {
+                                            const ChunkPlaces<Cfg>& places, u32 (&aux)[kChunkWords<Cfg>]) {
   constexpr int kGroups = Cfg::kChunkCols / 8;  // 8-column register groups per chunk
   constexpr int kWords = kChunkWords<Cfg>;
   const int m0 = m_base + 16 * warp + lane / 4;
   const int n_lane = n_base + 2 * (lane % 4);
   u32 in[kWords] = {};
-  if constexpr (kStaged) read_chunk<Cfg>(in, slot, warp, lane);
+  if constexpr (kStaged) read_chunk<Cfg>(in, slot, places);
   u32 out[kWords];
 #pragma unroll
   for (int g = 0; g < kGroups; ++g) {
@@ -425,7 +468,7 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)
     }
   }
   if constexpr (kStaged) __syncwarp();  // every lane's reads precede the warp's stores
-  write_chunk<Cfg>(out, slot, warp, lane);
+  write_chunk<Cfg>(out, slot, places);
 }
 
 /// Issued by thread 0 of a consumer while its tile's main loop runs: once the
@@ -495,6 +538,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = m_base + 16 * warp + lane / 4;
   typename TileOf<Epi>::type tile(epi, l, M, N);
+  const ChunkPlaces<Cfg> places(warp, lane);
   u32 aux[kAux ? Cfg::kChunksPerWg : 1][kChunkWords<Cfg>];
 
   // Issues the TMA stores (or the ragged edge's thread stores) of the slots
@@ -528,15 +572,15 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
     }
     const u32 slot_addr = staging + slot * Cfg::kChunkBytes;
     u32(&chunk_aux)[kChunkWords<Cfg>] = aux[kAux ? chunk : 0];
+    // Once for both paths (the compiler would compute the hook's bases in each).
+    tile.begin_chunk(n_base + chunk * Cfg::kChunkCols + 2 * (lane % 4), row0);
     if (inside)
       stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
-                                                    chunk_aux);
+                                                    places, chunk_aux);
     else
       stage_chunk<true, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
-                                                   chunk_aux);
+                                                   places, chunk_aux);
     tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
-#pragma unroll
-    for (int i = 0; i + kChunkRegs < Cfg::kAccRegs; ++i) acc[i] = acc[i + kChunkRegs];
 
     if (slot == Cfg::kEpiSlots - 1) {
       // Make the generic-proxy writes visible to the TMA engine, then issue
@@ -546,12 +590,26 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
       store_slots(tma_d, p.d, p.ldd, p.d_batch, chunk + 1 - Cfg::kEpiSlots, Cfg::kEpiSlots);
     }
   };
+  // The next chunk's accumulators to the front.
+  const auto shift_down = [&] {
+#pragma unroll
+    for (int i = 0; i + kChunkRegs < Cfg::kAccRegs; ++i) acc[i] = acc[i + kChunkRegs];
+  };
   if constexpr (kLoop) {
+    // Leaves before the last chunk's moves (an `if` around them became
+    // selects, executed all the same).
 #pragma unroll 1
-    for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) chunk_step(chunk);
+    for (int chunk = 0;; ++chunk) {
+      chunk_step(chunk);
+      if (chunk + 1 == Cfg::kChunksPerWg) break;
+      shift_down();
+    }
   } else {
 #pragma unroll
-    for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) chunk_step(chunk);
+    for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk) {
+      chunk_step(chunk);
+      shift_down();
+    }
   }
   if constexpr (kAux) {
     // D's stores have read the slots: the staged output takes them.
@@ -559,7 +617,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
     named_barrier_sync(barrier_id, 128);
 #pragma unroll
     for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk)
-      write_chunk<Cfg>(aux[chunk], staging + chunk * Cfg::kChunkBytes, warp, lane);
+      write_chunk<Cfg>(aux[chunk], staging + chunk * Cfg::kChunkBytes, places);
     fence_proxy_async_smem();
     named_barrier_sync(barrier_id, 128);
     store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg);

@@ -178,6 +178,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     Compute col[kReduceSlots][kCols];
     Compute all[kReduceSlots][4];
     Result pending[kOutputs];
+    // Per row, column and (unstaged) tile input, and per tile output stored
+    // here: its element (row0, n0) of the current chunk (see begin_chunk), so
+    // that each element's address is this pointer plus a constant offset.
+    const void* chunk_in[kInputs];
+    void* chunk_out[kOutputs];
 
     __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int M, int columns)
         : p(hook.params), l(batch), N(columns) {
@@ -198,6 +203,45 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
           scalar[I] = epg_load<Epi::kInDType[I], Compute>(o.ptr, l * o.stride_l);
         }
         load_scalars<I + 1>();
+      }
+    }
+
+    // The thread's first column n0 and row row0 of the chunk that follows:
+    // element (h, c) lies 8h rows and 8 (c / 2) + c % 2 columns from them.
+    __device__ __forceinline__ void begin_chunk(int n0, int row0) {
+      chunk_bases<0>(n0, row0);
+      chunk_out_bases<0>(n0, row0);
+    }
+
+    template <int J>
+    __device__ __forceinline__ void chunk_out_bases(int n0, int row0) {
+      if constexpr (J < Epi::kNumOutputs) {
+        if constexpr (Epi::kOutStoreKind[J] == kEpgStoreTile && J != kDSlot && J != kStagedOut) {
+          using S = typename EpgStorage<Epi::kOutDType[J]>::type;
+          const EpgOperand& o = p.out[J];
+          chunk_out[J] = static_cast<S*>(o.ptr) + l * o.stride_l + row0 * o.stride_m +
+                         (epg_sm90_bit(kUnitOut, J) ? n0 : n0 * o.stride_n);
+        }
+        chunk_out_bases<J + 1>(n0, row0);
+      }
+    }
+
+    template <int I>
+    __device__ __forceinline__ void chunk_bases(int n0, int row0) {
+      if constexpr (I < Epi::kNumInputs) {
+        constexpr int kKind = Epi::kInLoadKind[I];
+        constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
+        using S = typename EpgStorage<Epi::kInDType[I]>::type;
+        const EpgOperand& o = p.in[I];
+        const S* base = static_cast<const S*>(o.ptr) + l * o.stride_l;
+        if constexpr (kKind == kEpgLoadRow) {
+          chunk_in[I] = base + (kUnit ? n0 : n0 * o.stride_n);
+        } else if constexpr (kKind == kEpgLoadColumn) {
+          chunk_in[I] = base + (kUnit ? row0 : row0 * o.stride_m);
+        } else if constexpr (kKind == kEpgLoadTile && I != kStaged) {
+          chunk_in[I] = base + row0 * o.stride_m + (kUnit ? n0 : n0 * o.stride_n);
+        }
+        chunk_bases<I + 1>(n0, row0);
       }
     }
 
@@ -243,13 +287,16 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         return static_cast<Compute>(staged);
       } else if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
-      } else if constexpr (kKind == kEpgLoadRow) {
-        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? n : n * o.stride_n));
-      } else if constexpr (kKind == kEpgLoadColumn) {
-        return epg_sm90_ldg<kDType, Compute>(o.ptr, t.l * o.stride_l + (kUnit ? m : m * o.stride_m));
       } else {
-        return epg_sm90_ldg<kDType, Compute>(o.ptr,
-                                             t.l * o.stride_l + m * o.stride_m + (kUnit ? n : n * o.stride_n));
+        // Offsets from the chunk's base (begin_chunk): constants, with unit strides.
+        const int dn = 8 * (c / 2) + c % 2, dm = 8 * h;
+        if constexpr (kKind == kEpgLoadRow) {
+          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dn : dn * o.stride_n);
+        } else if constexpr (kKind == kEpgLoadColumn) {
+          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dm : dm * o.stride_m);
+        } else {
+          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], dm * o.stride_m + (kUnit ? dn : dn * o.stride_n));
+        }
       }
     }
 
@@ -263,16 +310,18 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         aux = static_cast<float>(epg_sm90_result(value));
       } else if constexpr (kUnit) {
         // Even column: wait for the odd one unless it lies outside D.
-        const long long at = t.l * o.stride_l + m * o.stride_m + n;
+        // Offsets from the chunk's base (begin_chunk).
+        const long long at = 8 * h * o.stride_m + 8 * (c / 2) + c % 2;
         if (c % 2 == 0 && n + 1 < t.N) {
           t.pending[J] = epg_sm90_result(value);
         } else if (c % 2 == 0) {
-          epg_store<Epi::kOutDType[J]>(o.ptr, at, value);
+          epg_store<Epi::kOutDType[J]>(t.chunk_out[J], at, value);
         } else {
-          epg_sm90_store_pair<Epi::kOutDType[J]>(o.ptr, at - 1, t.pending[J], Result(epg_sm90_result(value)));
+          epg_sm90_store_pair<Epi::kOutDType[J]>(t.chunk_out[J], at - 1, t.pending[J],
+                                                 Result(epg_sm90_result(value)));
         }
       } else {
-        epg_store<Epi::kOutDType[J]>(o.ptr, t.l * o.stride_l + m * o.stride_m + n * o.stride_n, value);
+        epg_store<Epi::kOutDType[J]>(t.chunk_out[J], 8 * h * o.stride_m + (8 * (c / 2) + c % 2) * o.stride_n, value);
       }
     }
 

@@ -7,6 +7,7 @@
 // wgmmas. Compiles run on parallel threads.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 
 #include "api/problem.hpp"
@@ -43,9 +44,12 @@ Sm90TileConfig config_at(Sm90OperandClass operands, std::size_t i) {
 
 /// The sm90 build of one catalog case: A and B replaced by views of the
 /// requested majors, the problem analysed and planned (the plan must accept).
+/// `adjust` (if any) may rebind the epilogue's operands before the analysis.
 Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCombo& combo, const Sm90TileConfig& config,
-                 bool a_k_major, bool b_k_major, std::mt19937& rng) {
+                 bool a_k_major, bool b_k_major, std::mt19937& rng,
+                 const std::function<void(HostCatalogProblem&)>& adjust = nullptr) {
   HostCatalogProblem hp(c, combo, kL, kM, kN, kK, rng);
+  if (adjust) adjust(hp);
   // A (L, M, K): K-major = row-major; B (L, K, N): K-major = column-major.
   const auto add = [&hp](DType dtype, Dims dims, Dims strides) -> HostTensor& {
     hp.owned.push_back(std::make_unique<HostTensor>(dtype, dims, strides));
@@ -306,6 +310,55 @@ TEST_F(Sm90Compile, StagedInputsAndOutputsOfEveryElementSize) {
     const std::string expected = staged_f[j] ? "false, 1, 1" : "false, 1, -1";
     EXPECT_NE(jobs[j].source.name_expression.find(expected), std::string::npos)
         << jobs[j].label << ": " << jobs[j].source.name_expression;
+  }
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, StridedInputsAndDirectTileOutputsOnEveryTileConfiguration) {
+  // Inputs and directly stored tile outputs addressed from one base per
+  // chunk: row, column and tile inputs with a unit step along their axis
+  // and strided (rebound to strided views), per batch and shared, outputs
+  // by pairs and strided, in looped and unrolled chunks, on every 16-bit
+  // configuration.
+  using S = OperandShape;
+  const std::string body = "    D = X + rb + cb + rs - cs + T * U\n    F = D * 2.0\n    G = X - D\n    return D, F, G\n";
+  std::vector<Sm90Job> jobs;
+  for (const bool loop : {false, true}) {
+    const EpilogueCase c{"strided",
+                         "def epi(accum, rb, cb, rs, cs, T, U):\n    X = " + std::string(loop ? "gelu(accum)" : "accum") +
+                             "\n" + body,
+                         {{"rb", S::row, DType::bf16},
+                          {"cb", S::column_batched, DType::f16},
+                          {"rs", S::row, DType::f32},
+                          {"cs", S::column, DType::bf16},
+                          {"T", S::tile, DType::f32},
+                          {"U", S::tile_shared, DType::bf16},
+                          {"D", S::tile, DType::bf16},
+                          {"F", S::tile, DType::f32},
+                          {"G", S::tile, DType::f16}}};
+    const auto strided = [](HostCatalogProblem& hp) {
+      const auto view = [&hp](const std::string& name, DType dtype, Dims dims, Dims strides) {
+        std::int64_t span = 1;
+        for (int i = 0; i < dims.size(); ++i) span += (dims[i] - 1) * strides[i];
+        hp.owned.push_back(std::make_unique<HostTensor>(dtype, Dims{span}));
+        hp.args.epilogue->set(name, Binding(TensorRef::host(hp.owned.back()->ref().data, dtype, dims, strides)));
+      };
+      view("rs", DType::f32, {hp.N}, {2});
+      view("cs", DType::bf16, {hp.M, 1}, {2, 1});
+      view("U", DType::bf16, {hp.M, hp.N}, {1, hp.M});
+      view("G", DType::f16, {hp.L, hp.M, hp.N}, {hp.M * hp.N, 1, hp.M});
+    };
+    for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+      if (config.operands != Sm90OperandClass::bits16) continue;
+      jobs.push_back(make_job(std::string(loop ? "looped" : "unrolled") + "_strided_inputs", c, kF16, config, true,
+                              false, rng, strided));
+    }
+  }
+  // The hook's unit-step masks: rb, cb and T (inputs 0, 1 and 4); D and F
+  // (outputs 0 and 1), stored directly (F of another size, G strided).
+  for (const Sm90Job& job : jobs) {
+    EXPECT_NE(job.source.name_expression.find(", 19ull, 3ull, "), std::string::npos)
+        << job.label << ": " << job.source.name_expression;
   }
   expect_all_compile(std::move(jobs));
 }

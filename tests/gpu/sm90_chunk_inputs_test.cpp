@@ -1,0 +1,128 @@
+// The sm90 epilogue's per-chunk input addressing against cpu_reference, on
+// every tile configuration, with both full tiles (the unchecked path) and
+// ragged edge tiles: row, column and tile inputs with unit and strided axes,
+// per batch and shared by it, offset from their allocation; tile outputs
+// stored directly (by pairs, aligned or not, and strided); and the
+// benchmark's epilogues (gelu's chunks staged in a loop) on full tiles.
+#include "gpu/sm90_problem.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+class Sm90ChunkInputs : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+};
+
+std::string describe(const detail::Sm90TileConfig& c, std::int64_t L, std::int64_t M, std::int64_t N,
+                     std::int64_t K) {
+  return "tile " + c.shape_name() + ", L M N K " + std::to_string(L) + " " + std::to_string(M) + " " +
+         std::to_string(N) + " " + std::to_string(K);
+}
+
+TEST_F(Sm90ChunkInputs, RowColumnAndTileInputsOnFullAndEdgeTiles) {
+  // M and N hold two full 128x256 tiles and a ragged one; every input kind
+  // both with a unit step along its axis and strided, in four dtypes.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const std::int64_t L = 2, M = 2 * 128 + 45, N = 2 * 256 + 38, K = 40;
+  for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+    SCOPED_TRACE(describe(config, L, M, N, K));
+    GpuProblem p(*driver, rng);
+    add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+    p.fill_normal("A");
+    p.fill_normal("B", 0.25);
+    p.set_source(
+        "def epi(accum, alpha, rb, cb, rs, cs, T, S):\n"
+        "    D = accum * alpha + rb + cb + 0.5 * rs - 0.25 * cs + T * S\n"
+        "    return D\n");
+    p.scalar("alpha", 0.75);
+    p.add("rb", DType::bf16, {N}, {}, false, 2);                      // row, unit
+    p.add("cb", DType::f16, {L, M, 1}, {}, false, 4);                 // column per batch, unit
+    p.add("rs", DType::f32, {L, 1, N}, {3 * N + 1, 3 * N, 3});        // row per batch, strided
+    p.add("cs", DType::bf16, {M, 1}, {2, 1}, false, 6);               // column, strided
+    p.add("T", DType::f32, {L, M, N}, {}, false, 4);                  // tile, unit (not staged: f32)
+    p.add("S", DType::bf16, {M, N}, {1, M});                          // tile shared by the batch, strided
+    p.add("D", DType::bf16, {L, M, N}, padded_rows(DType::bf16, {L, M, N}), true);
+    for (const char* name : {"rb", "cb", "rs", "cs", "T", "S"}) p.fill_normal(name);
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
+}
+
+TEST_F(Sm90ChunkInputs, TileOutputsStoredDirectlyOnFullAndEdgeTiles) {
+  // Outputs besides D that do not go through the staging slots: F of
+  // another element size (stored by pairs, offset by one element so that
+  // the pairs are not aligned), G strided, and both behind gelu (chunks in a loop).
+  EPIGEMM_REQUIRE_SM90(driver);
+  const std::int64_t L = 2, M = 2 * 128 + 45, N = 2 * 256 + 38, K = 40;
+  for (const bool gelu : {false, true}) {
+    for (const std::size_t f_offset : {std::size_t{0}, std::size_t{4}}) {
+      for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+        SCOPED_TRACE(std::string(gelu ? "gelu" : "relu") + ", F offset " + std::to_string(f_offset) + ", " +
+                     describe(config, L, M, N, K));
+        GpuProblem p(*driver, rng);
+        add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+        p.fill_normal("A");
+        p.fill_normal("B", 0.25);
+        p.set_source(std::string("def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = ") +
+                     (gelu ? "gelu(F)" : "relu(F)") + "\n    G = F - accum\n    return D, F, G\n");
+        p.scalar("alpha", 0.625);
+        const Dims out{L, M, N};
+        p.add("C", DType::bf16, out, padded_rows(DType::bf16, out));
+        p.fill_normal("C");
+        p.add("D", DType::bf16, out, padded_rows(DType::bf16, out), true);
+        p.add("F", DType::f32, out, {}, true, f_offset);
+        p.add("G", DType::f16, out, {M * N, 1, M}, true);
+        run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+      }
+    }
+  }
+}
+
+TEST_F(Sm90ChunkInputs, BenchmarkEpiloguesOnFullTiles) {
+  // The epilogues bench/ times (alpha/beta with C, relu with C and F, gelu
+  // with a row bias, two biases), bf16, on full tiles of every configuration
+  // (one ragged edge on each axis as well).
+  EPIGEMM_REQUIRE_SM90(driver);
+  struct Case {
+    const char* source;
+    std::vector<std::pair<const char*, OperandShape>> inputs;
+    bool f_out;
+  };
+  using S = OperandShape;
+  const Case cases[] = {
+      {"def epi(accum, alpha, beta, C):\n    D = alpha * accum + beta * C\n    return D\n", {{"C", S::tile}}, false},
+      {"def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = relu(F)\n    return D, F\n",
+       {{"C", S::tile}},
+       true},
+      {"def epi(accum, bias):\n    D = gelu(accum + bias)\n    return D\n", {{"bias", S::row}}, false},
+      {"def epi(accum, alpha, row_bias, col_bias):\n    D = accum * alpha + row_bias + col_bias\n    return D\n",
+       {{"row_bias", S::row}, {"col_bias", S::column}},
+       false},
+  };
+  const std::int64_t L = 1, M = 512 + 64 + 7, N = 512 + 16 + 3, K = 64;
+  for (const Case& c : cases) {
+    for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+      SCOPED_TRACE(std::string(c.source) + describe(config, L, M, N, K));
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+      p.fill_normal("A");
+      p.fill_normal("B", 0.25);
+      p.set_source(c.source);
+      const std::string source = c.source;
+      if (source.find("alpha") != std::string::npos) p.scalar("alpha", 1.25);
+      if (source.find("beta") != std::string::npos) p.scalar("beta", -0.5);
+      for (const auto& [name, shape] : c.inputs) {
+        const Dims dims = operand_dims(shape, L, M, N);
+        p.add(name, DType::bf16, dims, shape == S::tile ? padded_rows(DType::bf16, dims) : Dims{});
+        p.fill_normal(name);
+      }
+      const Dims out{L, M, N};
+      p.add("D", DType::bf16, out, padded_rows(DType::bf16, out), true);
+      if (c.f_out) p.add("F", DType::bf16, out, padded_rows(DType::bf16, out), true);
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace epigemm::testing
