@@ -513,14 +513,15 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 ///
 /// The chunks work on the front of `acc`, and the rest moves down after each
 /// one: unrolled, that costs nothing; as a loop (LoopsChunks), the user's
-/// epilogue is inlined once per chunk rather than once per tile.
-template <class Cfg, class Epi>
+/// epilogue is inlined once per chunk rather than once per tile. The tile's
+/// whole-output partials end in `totals` (see sm90_totals.cuh).
+template <class Cfg, class Epi, class Totals>
 __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
                                                      typename Cfg::Acc (&acc)[Cfg::kAccRegs],
                                                      const CUtensorMap* tma_d, const CUtensorMap* tma_f,
                                                      u32 staging, const GemmParams& p, int m_base, int n_base,
                                                      int l, int tid, int barrier_id, u32 staged_bar,
-                                                     u32 staged_parity) {
+                                                     u32 staged_parity, Totals& totals) {
   constexpr int kChunkRegs = Cfg::kChunkCols / 2;  // accumulators of one chunk per thread
   constexpr bool kStaged = StagesInput<Epi>::value;
   using S = typename StagesInput<Epi>::type;
@@ -623,6 +624,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
     store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg);
   }
   tile.end_tile(row0, M, lane);
+  totals.add(tile);
   // The threads' reads of a ragged chunk finish before thread 0 lets the
   // next tile's staged input overwrite the slots.
   if (kStaged && ragged_n) named_barrier_sync(barrier_id, 128);

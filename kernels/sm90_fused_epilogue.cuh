@@ -2,7 +2,8 @@
 // hook: a Tile per warpgroup tile whose context loads operands by their
 // strides, hands output D back to the kernel (staged and TMA-stored), writes
 // other tile outputs directly, and keeps reductions in registers until the
-// chunk (columns) or tile (rows, everything) ends: warp shuffles, then atomics.
+// chunk (columns) or tile (rows) ends, then warp shuffles and atomics; whole-
+// output reductions run on across the tiles (Totals, see sm90_totals.cuh).
 #pragma once
 
 #include "dtypes.cuh"
@@ -101,6 +102,19 @@ struct EpgSm90StagedOutput<Epi, kStagedOut, true> {
   using StagedOutType = typename EpgSm90Staged<Epi::kOutDType[kStagedOut]>::type;
 };
 
+// Whether any output of Epi has store kind Kind.
+template <class Epi, int Kind>
+__host__ __device__ constexpr bool epg_sm90_stores() {
+  for (int j = 0; j < Epi::kNumOutputs; ++j) {
+    if (Epi::kOutStoreKind[j] == Kind) return true;
+  }
+  return false;
+}
+
+// T when kUse, else void.
+template <bool kUse, class T> struct EpgSm90If { using type = void; };
+template <class T> struct EpgSm90If<true, T> { using type = T; };
+
 // Epi: the generated EpgEpilogue; kDSlot: the output slot of D; kChunkCols:
 // columns of one staged output chunk (Cfg::kChunkCols: 128 bytes of D, or the
 // warpgroup tile when narrower); kUnitIn /
@@ -135,6 +149,13 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   // Full-tile inputs are prefetched into L2 when a tile's main loop starts
   // (the kernel calls prefetch() then), so the epilogue reads them from L2.
   static constexpr bool kPrefetchInputs = true;
+
+  // The reduce outputs hold their identity only once the fill kernel
+  // launched just before the GEMM is done (see AwaitsPriorGrid): row and
+  // column reductions add to them from the first tile on (Totals::commit's
+  // caller waits for itself).
+  static constexpr bool kAwaitsPriorGrid =
+      epg_sm90_stores<Epi, kEpgStoreRowReduce>() || epg_sm90_stores<Epi, kEpgStoreColumnReduce>();
 
   __device__ __forceinline__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const {
     prefetch_input<0>(m_base, n_base, cols, l, tid, M, N);
@@ -376,8 +397,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
   };
 
-  // Row reductions (the 4 column-lanes of a row combine, lane%4 == 0 adds)
-  // and whole-output reductions (the warp combines, lane 0 adds).
+  // Row reductions (the 4 column-lanes of a row combine, lane%4 == 0 adds).
+  // Whole-output ones stay in the Tile for Totals::add.
   struct FlushRowsAndAll {
     Tile& t;
     int row0, M, lane;
@@ -394,12 +415,105 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
           const long long m = row0 + 8 * h;
           if (lane % 4 == 0 && m < M) epg_atomic_reduce_f32<kOp>(o.ptr, t.l * o.stride_l + m * o.stride_m, v);
         }
-      } else if constexpr (kKind == kEpgStoreScalarReduce) {
-        const Compute mine = epg_reduce_combine<kOp>(epg_reduce_combine<kOp>(t.all[kSlot][0], t.all[kSlot][1]),
-                                                     epg_reduce_combine<kOp>(t.all[kSlot][2], t.all[kSlot][3]));
-        const Compute v = epg_warp_combine<kOp>(mine, 0x1f);
-        if (lane == 0) epg_atomic_reduce_f32<kOp>(o.ptr, t.l * o.stride_l, v);
       }
     }
   };
+
+  // Whole-output reductions across every tile a consumer thread stores (the
+  // kernel's Totals contract, sm90_totals.cuh): one running value per reduce
+  // slot (those of whole outputs are used) for batch l. Batches join unless
+  // some whole output has a batch stride.
+  struct TotalsOfHook {
+    static constexpr int kBytes = kReduceSlots * static_cast<int>(sizeof(Compute));
+    Compute v[kReduceSlots];
+    int l;
+    bool batched;
+
+    __device__ __forceinline__ explicit TotalsOfHook(const EpgSm90Hook& hook) : batched(false) {
+      Batched find{hook.params, batched};
+      Epi::for_each_reduce(find);
+      reset(-1);
+    }
+    __device__ __forceinline__ int batch() const { return l; }
+    __device__ __forceinline__ bool flushes_before(int batch) const { return l >= 0 && batched && batch != l; }
+    __device__ __forceinline__ void reset(int batch) {
+      l = batch;
+      Visit<kReset> visit{*this, nullptr, nullptr, nullptr};
+      Epi::for_each_reduce(visit);
+    }
+    __device__ __forceinline__ void add(const Tile& t) {
+      l = static_cast<int>(t.l);
+      Visit<kAdd> visit{*this, &t, nullptr, nullptr};
+      Epi::for_each_reduce(visit);
+    }
+    __device__ __forceinline__ void warp_combine() {
+      Visit<kWarp> visit{*this, nullptr, nullptr, nullptr};
+      Epi::for_each_reduce(visit);
+    }
+    __device__ __forceinline__ void save(unsigned char* to) {
+      Visit<kSave> visit{*this, nullptr, nullptr, reinterpret_cast<Compute*>(to)};
+      Epi::for_each_reduce(visit);
+    }
+    __device__ __forceinline__ void merge(const unsigned char* from) {
+      Visit<kMerge> visit{*this, nullptr, reinterpret_cast<const Compute*>(from), nullptr};
+      Epi::for_each_reduce(visit);
+    }
+    __device__ __forceinline__ void commit(const EpgSm90Hook& hook) {
+      if (l >= 0) {
+        Commit visit{*this, hook.params};
+        Epi::for_each_reduce(visit);
+      }
+      reset(-1);
+    }
+
+    enum Step { kReset, kAdd, kWarp, kSave, kMerge };
+    template <int kStep>
+    struct Visit {
+      TotalsOfHook& self;
+      const Tile* tile;
+      const Compute* from;
+      Compute* to;
+      template <int J>
+      __device__ __forceinline__ void visit() {
+        if constexpr (Epi::kOutStoreKind[J] == kEpgStoreScalarReduce) {
+          constexpr int kOp = Epi::kOutReduceOp[J];
+          constexpr int kSlot = Epi::kOutReduceSlot[J];
+          Compute& v = self.v[kSlot];
+          if constexpr (kStep == kReset) {
+            v = epg_reduce_identity<kOp, Compute>();
+          } else if constexpr (kStep == kAdd) {
+            const Compute (&a)[4] = tile->all[kSlot];
+            v = epg_reduce_combine<kOp>(v, epg_reduce_combine<kOp>(epg_reduce_combine<kOp>(a[0], a[1]),
+                                                                   epg_reduce_combine<kOp>(a[2], a[3])));
+          } else if constexpr (kStep == kWarp) {
+            v = epg_warp_combine<kOp>(v, 0x1f);
+          } else if constexpr (kStep == kSave) {
+            to[kSlot] = v;
+          } else {
+            v = epg_reduce_combine<kOp>(v, from[kSlot]);
+          }
+        }
+      }
+    };
+    struct Batched {
+      const Params& p;
+      bool& batched;
+      template <int J>
+      __device__ __forceinline__ void visit() {
+        if constexpr (Epi::kOutStoreKind[J] == kEpgStoreScalarReduce) batched = batched || p.out[J].stride_l != 0;
+      }
+    };
+    struct Commit {
+      const TotalsOfHook& self;
+      const Params& p;
+      template <int J>
+      __device__ __forceinline__ void visit() {
+        if constexpr (Epi::kOutStoreKind[J] == kEpgStoreScalarReduce) {
+          const EpgOperand& o = p.out[J];
+          epg_atomic_reduce_f32<Epi::kOutReduceOp[J]>(o.ptr, self.l * o.stride_l, self.v[Epi::kOutReduceSlot[J]]);
+        }
+      }
+    };
+  };
+  using Totals = typename EpgSm90If<epg_sm90_stores<Epi, kEpgStoreScalarReduce>(), TotalsOfHook>::type;
 };

@@ -9,6 +9,7 @@
 #include "sm90_gemm_config.cuh"
 #include "sm90_ptx.cuh"
 #include "sm90_tile_scheduler.cuh"
+#include "sm90_totals.cuh"
 
 namespace epigemm::sm90 {
 
@@ -227,6 +228,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   // Per row block (and accumulator chain): (T128,V(kWgN/2)) -> (M64,N kWgN).
   constexpr int kSets = Cfg::kWgRows * Cfg::kAccChains;
   typename Cfg::Acc acc[kSets][Cfg::kAccRegs];
+  // Whole-output reductions over all of this consumer's tiles.
+  typename TotalsOf<Epi>::type totals(epi);
 
   // A staged epilogue input is loaded once the main loop is under way
   // (after k-block issue_kb's wgmmas are issued), one load per tile.
@@ -300,13 +303,26 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     }
     if (Cfg::kPingpong) ring.skip(k_blocks);
 
+    // The fill kernel launched before this grid may still be writing the
+    // reduce outputs' identity (programmatic dependent launch: the main loop
+    // above overlaps it); its writes are visible to this thread after the wait.
+    if (AwaitsPriorGrid<Epi>::value && i < kTileStride) grid_dependency_wait();
+    // A new batch of a batched whole output: the partials so far leave first
+    // (cooperative: both consumers see the same tiles and flush together).
+    if constexpr (TotalsOf<Epi>::value) {
+      if (totals.flushes_before(tile.l))
+        flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong,
+                     Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier, true);
+    }
 #pragma unroll
     for (int r = 0; r < Cfg::kWgRows; ++r)
       store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, tma_f, smem.staging(consumer, r), p, tile.m0 + (wg_m + r) * 64,
                                 tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer, smem.staged_bar(consumer),
-                                staged_parity);
+                                staged_parity, totals);
     staged_parity ^= 1;
   }
+  // One atomic per whole output (and batch) for the CTA.
+  if constexpr (TotalsOf<Epi>::value) flush_totals(totals, epi, consumer, tid, true, Cfg::kTotalsBarrier, false);
   if (tid == 0) tma_store_wait<0>();  // staging must outlive the last stores
 }
 

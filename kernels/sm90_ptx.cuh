@@ -57,6 +57,23 @@ __device__ __forceinline__ void named_barrier_arrive(int id, int count) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
+// ---------------------------------------------------------------- programmatic dependent launch
+
+/// Waits until the grids this one depends on programmatically (the kernel
+/// launched just before it, when it was launched with
+/// CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION) have completed and
+/// their memory operations are visible to this grid. Per thread; returns at
+/// once when there is no such grid.
+__device__ __forceinline__ void grid_dependency_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
+/// Lets the grid launched next as this one's programmatic dependent start
+/// (once every CTA of this grid has executed it or exited); says nothing
+/// about this grid's memory operations, which the dependent waits for with
+/// grid_dependency_wait.
+__device__ __forceinline__ void launch_dependent_grids() {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
 // ---------------------------------------------------------------- clusters
 
 /// This CTA's rank inside its cluster.

@@ -16,6 +16,9 @@ namespace {
 // that has everything below (cuLaunchKernelEx, cuTensorMapEncodeTiled).
 constexpr int kAbiVersion = 12000;
 constexpr char kLibraryName[] = "libcuda.so.1";
+// The first driver whose stream capture turns a programmatic dependent
+// launch into a programmatic graph edge (CUgraphEdgeData).
+constexpr int kProgrammaticLaunchVersion = 12030;
 
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
@@ -218,6 +221,7 @@ const DeviceInfo& Driver::device_info(int device) const {
   info->smem_per_sm = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
   info->l2_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   info->cluster_launch = attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0;
+  info->programmatic_launch = info->cc_major >= 9 && driver_version_ >= kProgrammaticLaunchVersion;
   std::size_t total = 0;
   check(device_total_mem(&total, dev), "reading the device memory size");
   info->total_memory = total;
@@ -270,17 +274,26 @@ PointerInfo Driver::pointer_info(const void* ptr) const {
 
 void Driver::launch(CUfunction function, const LaunchConfig& c, void** params) const {
   const bool clustered = c.cluster.x * c.cluster.y * c.cluster.z > 1;
-  if (!clustered) {
+  if (!clustered && !c.programmatic_dependency) {
     check(launch_kernel(function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.shared_bytes,
                         c.stream, params, nullptr),
           "launching a kernel");
     return;
   }
-  CUlaunchAttribute attribute{};
-  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attribute.value.clusterDim.x = c.cluster.x;
-  attribute.value.clusterDim.y = c.cluster.y;
-  attribute.value.clusterDim.z = c.cluster.z;
+  CUlaunchAttribute attributes[2]{};
+  unsigned count = 0;
+  if (clustered) {
+    CUlaunchAttribute& cluster = attributes[count++];
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = c.cluster.x;
+    cluster.value.clusterDim.y = c.cluster.y;
+    cluster.value.clusterDim.z = c.cluster.z;
+  }
+  if (c.programmatic_dependency) {
+    CUlaunchAttribute& serialization = attributes[count++];
+    serialization.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    serialization.value.programmaticStreamSerializationAllowed = 1;
+  }
   CUlaunchConfig config{};
   config.gridDimX = c.grid.x;
   config.gridDimY = c.grid.y;
@@ -290,9 +303,10 @@ void Driver::launch(CUfunction function, const LaunchConfig& c, void** params) c
   config.blockDimZ = c.block.z;
   config.sharedMemBytes = c.shared_bytes;
   config.hStream = c.stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  check(launch_kernel_ex(&config, function, params, nullptr), "launching a kernel with a thread-block cluster");
+  config.attrs = attributes;
+  config.numAttrs = count;
+  check(launch_kernel_ex(&config, function, params, nullptr),
+        clustered ? "launching a kernel with a thread-block cluster" : "launching a kernel with a programmatic dependency");
 }
 
 void Driver::set_max_dynamic_shared_memory(CUfunction function, int bytes) const {

@@ -31,6 +31,9 @@ struct DeviceInfo {
   int smem_per_sm = 0;            ///< bytes
   int l2_bytes = 0;
   bool cluster_launch = false;    ///< thread-block clusters (sm_90+)
+  /// Programmatic dependent launch (sm_90+) that stream capture also keeps
+  /// (driver 12.3+); see LaunchConfig::programmatic_dependency.
+  bool programmatic_launch = false;
   std::size_t total_memory = 0;   ///< bytes
 };
 
@@ -54,6 +57,13 @@ struct LaunchConfig {
   unsigned shared_bytes = 0;  ///< dynamic shared memory; above 48 KB needs set_max_dynamic_shared_memory
   CUstream stream = nullptr;
   Dim3 cluster;               ///< (1, 1, 1): no cluster; otherwise launched with cuLaunchKernelEx
+  /// Lets the kernel start before the previous kernel in the stream has
+  /// finished, once every block of that one has executed
+  /// griddepcontrol.launch_dependents (or exited): launched with
+  /// cuLaunchKernelEx and CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION.
+  /// The kernel must execute griddepcontrol.wait before it touches memory
+  /// the previous kernel writes. Only where DeviceInfo::programmatic_launch.
+  bool programmatic_dependency = false;
 };
 
 /// The loaded driver API. Function pointers are public so callers can reach
@@ -96,7 +106,8 @@ class Driver {
   PointerInfo pointer_info(const void* ptr) const;
 
   /// Launches `function` with cuLaunchKernel, or cuLaunchKernelEx when a
-  /// cluster is requested. Allocates nothing; throws Error(ErrorKind::Cuda).
+  /// cluster or a programmatic dependency is requested. Allocates nothing;
+  /// throws Error(ErrorKind::Cuda).
   void launch(CUfunction function, const LaunchConfig& config, void** params) const;
   /// Lets `function` use up to `bytes` of dynamic shared memory (needed above 48 KB).
   void set_max_dynamic_shared_memory(CUfunction function, int bytes) const;

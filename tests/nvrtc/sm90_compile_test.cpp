@@ -2,7 +2,8 @@
 // epilogue) for sm_90a: every seed epilogue, epilogues covering every op,
 // load/store kind and epilogue dtype, every tile configuration, operand
 // majors, fp8, tf32 and int8 operands, fp8 and integer D and the
-// accumulator/compute variants. No GPU
+// accumulator/compute variants, and whole-output reductions on every
+// configuration. No GPU
 // needed; any compile error or warning fails, and so does ptxas serializing
 // wgmmas. Compiles run on parallel threads.
 #include <gtest/gtest.h>
@@ -491,6 +492,58 @@ TEST_F(Sm90Compile, PreciseFp8AccumulationOnEveryPromotedConfiguration) {
   }
   // 128x128 (1x1, 2x1), 64x128, 128x64 and 64x64.
   EXPECT_EQ(jobs.size(), 5u * 3u + 4u);
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
+  // Whole-output sums, maxima, minima and amax kept across a consumer's tiles
+  // and combined through shared memory once per CTA (cooperative and
+  // pingpong, 1x1 and 2x1 clusters, every operand class); next to row and
+  // column reductions (whose first tile waits for the identity fill); and in
+  // f16 and bf16 compute.
+  using S = OperandShape;
+  const EpilogueCase wholes{"wholes",
+                            "def epi(accum, scale):\n    D = accum * scale\n    s = sum(D * D)\n    mx = max(D)\n"
+                            "    mn = min(D)\n    am = amax(D)\n    return D, s, mx, mn, am\n",
+                            {{"scale", S::scalar, DType::f32, 0.5},
+                             {"D", S::tile, DType::f16},
+                             {"s", S::scalar_reduce, DType::f32},
+                             {"mx", S::scalar_reduce, DType::f32},
+                             {"mn", S::scalar_reduce, DType::f32},
+                             {"am", S::scalar_reduce, DType::f32}}};
+  const EpilogueCase mixed{"wholes_rows_columns",
+                           "def epi(accum):\n    D = accum\n    rs = sum(accum)\n    cm = max(accum)\n"
+                           "    s = sum(accum)\n    am = amax(accum)\n    return D, rs, cm, s, am\n",
+                           {{"D", S::tile, DType::bf16},
+                            {"rs", S::row_reduce, DType::f32},
+                            {"cm", S::column_reduce, DType::f32},
+                            {"s", S::scalar_reduce, DType::f32},
+                            {"am", S::scalar_reduce, DType::f32}}};
+  const auto combo_of = [](Sm90OperandClass operands) -> DTypeCombo {
+    switch (operands) {
+      case Sm90OperandClass::fp8: return {"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
+      case Sm90OperandClass::tf32: return {"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32};
+      case Sm90OperandClass::int8: return {"s8", DType::i8, DType::i8, DType::i32, DType::f32};
+      case Sm90OperandClass::bits16: break;
+    }
+    return {"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  };
+  std::vector<Sm90Job> jobs;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    const bool k_major_only = config.operands != Sm90OperandClass::bits16;
+    jobs.push_back(make_job("wholes_" + combo_of(config.operands).name, wholes, combo_of(config.operands), config,
+                            true, k_major_only, rng));
+    if (config.operands == Sm90OperandClass::bits16 && (config.pingpong || config.cluster_m == 2)) {
+      jobs.push_back(make_job("wholes_rows_columns", mixed, combo_of(config.operands), config, true, false, rng));
+    }
+  }
+  for (const DType compute : {DType::f16, DType::bf16}) {
+    const DTypeCombo combo{"f16_compute_" + std::string(to_string(compute)), DType::f16, DType::f16, DType::f32,
+                           compute};
+    jobs.push_back(make_job(combo.name, wholes, combo, config_at(Sm90OperandClass::bits16, 2), true, false, rng));
+    jobs.push_back(make_job(combo.name + "_pingpong", mixed, combo, config_at(Sm90OperandClass::bits16, 8), true,
+                            false, rng));
+  }
   expect_all_compile(std::move(jobs));
 }
 

@@ -85,10 +85,13 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
   out << "#include \"sm90_fused_epilogue.cuh\"\n#include \"sm90_gemm.cuh\"\n";
   if (reduces(p)) {
     // The simt template's identity fill serves here too: same argument
-    // record, same traits.
+    // record, same traits. It lets the GEMM (launched next as its
+    // programmatic dependent) start at once; the GEMM waits for the fill's
+    // writes before it first adds to a reduce output.
     out << "#include \"simt_gemm.cuh\"\n\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << kSm90FillThreads << ") " << kSm90FillKernel
         << "(const __grid_constant__ EpgSimtArgs<EpgEpilogue> args) {\n"
+        << "  epigemm::sm90::launch_dependent_grids();\n"
         << "  epg_simt_fill_identity<EpgEpilogue>(args);\n}\n";
   }
   out << "\n// The kernel NVRTC instantiates from this unit:\n//   " << sm90_kernel_name(p, plan, c) << "\n";

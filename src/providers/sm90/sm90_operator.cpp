@@ -1,6 +1,7 @@
 // The sm90 operator: problem and device checks, JIT build through the
 // runtime's kernel loader, the persistent grid size, and the launches of the
-// identity fill (when the epilogue reduces) and the GEMM.
+// identity fill (when the epilogue reduces) and the GEMM (overlapping the
+// fill by programmatic dependent launch).
 #include "providers/sm90/sm90_operator.hpp"
 
 #include <algorithm>
@@ -118,6 +119,7 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
                    "finding the sm90 identity-fill kernel");
     }
   }
+  k.overlap_fill = k.fill != nullptr && driver.device_info(p.device_index).programmatic_launch;
   // Persistent grid: one CTA per SM, in whole clusters that fit together.
   const int sms = driver.device_info(p.device_index).sm_count;
   if (config_.cluster_m == 1) {
@@ -192,6 +194,10 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   config.block = {static_cast<unsigned>(kSm90Threads), 1, 1};
   config.shared_bytes = k.shared_bytes;
   config.cluster = {static_cast<unsigned>(cm), 1, 1};
+  // After a fill the GEMM may start as soon as the fill's blocks have begun:
+  // its main loop overlaps them, and it waits for their writes before it
+  // first adds to a reduce output (griddepcontrol.wait).
+  config.programmatic_dependency = k.overlap_fill;
   void* params[] = {&maps.a, &maps.b, &maps.d, &maps.c, &maps.f, &gemm, hook};
   driver.launch(k.gemm, config, params);
 }

@@ -56,6 +56,11 @@ struct Sm90TileConfig {
 
 /// Largest dynamic shared memory of one sm_90 block (227 KB).
 inline constexpr int kSm90MaxSharedBytes = 232448;
+/// Static shared memory of a kernel whose epilogue has whole-output
+/// reductions (their per-warp partials, padded to the dynamic block's
+/// 1024-byte alignment; see kernels/sm90_totals.cuh): it comes on top of
+/// shared_bytes() and must fit beside it.
+inline constexpr int kSm90TotalsSharedBytes = 1024;
 /// SM count assumed when no device can be asked (an H100/H200 SXM).
 inline constexpr int kSm90DefaultSmCount = 132;
 

@@ -233,6 +233,57 @@ TEST(GpuRuntime, ClusterLaunch) {
   for (unsigned b = 0; b < blocks; ++b) EXPECT_EQ(got[b], (b % cluster) * 100 + cluster) << b;
 }
 
+TEST(GpuRuntime, ProgrammaticDependentLaunchSeesThePreviousKernelsWrites) {
+  // The first kernel lets its dependent start at once, then writes late (each
+  // block sleeps first); the second, launched with a programmatic dependency
+  // (plain, then in 2x1 clusters: both launch attributes together), reads
+  // those writes after griddepcontrol.wait.
+  REQUIRE_GPU();
+  const Driver& d = driver_or_skip();
+  const DeviceInfo& info = device_info(0);
+  if (!info.programmatic_launch) GTEST_SKIP() << "no programmatic dependent launch here (sm_" << info.sm << ")";
+  KernelLoader loader(KernelLoaderSettings{.cache_dir = {}, .use_disk_cache = false, .dump_dir = {}});
+  KernelSource src;
+  src.source = "extern \"C\" __global__ void late_writer(unsigned* data, unsigned salt) {\n"
+               "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
+               "  const long long start = clock64();\n"
+               "  while (clock64() - start < 2000000) {}\n"
+               "  data[blockIdx.x * blockDim.x + threadIdx.x] = (blockIdx.x * blockDim.x + threadIdx.x) * 3u + salt; }\n"
+               "extern \"C\" __global__ void waiting_reader(const unsigned* data, unsigned* out) {\n"
+               "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+               "  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+               "  out[i] = data[i] + 7u; }\n";
+  src.name_expression = "late_writer";
+  src.arch = arch_name(info.sm);
+  const LoadedKernel writer = loader.get(11, 0, [&] { return src; });
+  CUfunction reader = nullptr;
+  d.check(d.module_get_function(&reader, writer.module, "waiting_reader"), "finding waiting_reader");
+  const unsigned blocks = 64, threads = 128, n = blocks * threads;
+  DeviceBuffer data(d, 0, n * 4), out(d, 0, n * 4);
+  ContextGuard guard(d, 0);
+  for (const unsigned cluster : {1u, 2u}) {
+    SCOPED_TRACE("cluster " + std::to_string(cluster));
+    unsigned salt = static_cast<unsigned>(rng()()) % 1000u + 1u;
+    data.fill_bytes(0);
+    out.fill_bytes(0xff);
+    CUdeviceptr pd = data.address(), po = out.address();
+    void* writer_params[] = {&pd, &salt};
+    void* reader_params[] = {&pd, &po};
+    d.launch(writer.function, launch_config({blocks}, {threads}), writer_params);
+    LaunchConfig dependent = launch_config({blocks}, {threads}, 0, {cluster});
+    dependent.programmatic_dependency = true;
+    d.launch(reader, dependent, reader_params);
+    d.check(d.ctx_synchronize(), "running the dependent pair");
+    std::vector<unsigned> got(n);
+    out.download(got.data(), n * 4);
+    int bad = 0;
+    for (unsigned i = 0; i < n; ++i) {
+      if (got[i] != i * 3u + salt + 7u && bad++ < 3) ADD_FAILURE() << "element " << i << ": got " << got[i];
+    }
+    EXPECT_EQ(bad, 0);
+  }
+}
+
 TEST(GpuRuntime, CachedImageTheDriverRejectsIsRecompiled) {
   REQUIRE_GPU();
   const int sm = device_info(0).sm;

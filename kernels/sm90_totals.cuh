@@ -1,0 +1,121 @@
+// Whole-output reductions of the sm90 GEMM across all of a CTA's tiles: each
+// consumer thread keeps its running partial (the hook's Totals) over every
+// tile it stores; when the batch changes and at the end, the warps (and both
+// consumer warpgroups) combine theirs through shared memory and one thread
+// adds the CTA's value with one atomic per output.
+#pragma once
+
+#include "sm90_epilogue.cuh"
+
+namespace epigemm::sm90 {
+
+/// Whole-output totals contract. A hook whose Tile computes whole-output
+/// reductions may keep them across tiles by defining a nested `Totals`, built
+/// once per consumer thread before its first tile:
+///   __device__ explicit Totals(const Epi& epi);  // holds nothing yet
+///   __device__ void add(const Tile& tile);        // after the tile's end_tile: folds its partials in
+///   __device__ bool flushes_before(int l) const;  // holds partials that batch l's must not join
+///   static constexpr int kBytes;                  // one thread's partials in shared memory
+///   __device__ void warp_combine();               // every lane together: each gets the warp's partials
+///   __device__ void save(unsigned char* to);
+///   __device__ void merge(const unsigned char* from);  // combines a saved set into this one
+///   __device__ int batch() const;                 // the held partials' batch, or -1
+///   __device__ void commit(const Epi& epi);       // one atomic per output, then holds nothing
+///   __device__ void reset(int l);                 // holds the identity, for batch l (-1: nothing)
+/// add() and the other member functions see only the calling thread's
+/// registers, except warp_combine (shuffles).
+struct NoTotals {
+  template <class Epi>
+  __device__ __forceinline__ explicit NoTotals(const Epi&) {}
+  template <class Tile>
+  __device__ __forceinline__ void add(const Tile&) {}
+};
+
+/// Epi::Totals when the hook defines it (and not as void), else NoTotals.
+template <class Epi, class = void>
+struct TotalsOf {
+  using type = NoTotals;
+  static constexpr bool value = false;
+};
+template <class T>
+struct TotalsOrNone {
+  using type = T;
+  static constexpr bool value = true;
+};
+template <>
+struct TotalsOrNone<void> {
+  using type = NoTotals;
+  static constexpr bool value = false;
+};
+template <class Epi>
+struct TotalsOf<Epi, typename VoidOf<typename Epi::Totals>::type> : TotalsOrNone<typename Epi::Totals> {};
+
+/// Whether the hook's outputs are initialised by the kernel launched just
+/// before the GEMM (`static constexpr bool kAwaitsPriorGrid = true`; the
+/// identity fill of its reductions), which with programmatic dependent launch
+/// may still be running while the GEMM's main loop starts: each consumer
+/// thread then executes griddepcontrol.wait before its first epilogue.
+template <class Epi, class = void>
+struct AwaitsPriorGrid {
+  static constexpr bool value = false;
+};
+template <class Epi>
+struct AwaitsPriorGrid<Epi, typename VoidOf<decltype(Epi::kAwaitsPriorGrid)>::type> {
+  static constexpr bool value = Epi::kAwaitsPriorGrid;
+};
+
+/// Shared memory for the partials of every warp of both consumers, then the
+/// two consumers' batches: static shared memory, which the kernel's
+/// 1024-byte-aligned dynamic block pads to 1 KB (the host counts that much:
+/// kSm90TotalsSharedBytes).
+template <class Totals>
+__device__ __forceinline__ unsigned char* totals_scratch() {
+  constexpr int kScratchBytes = 2 * 4 * Totals::kBytes + 2 * static_cast<int>(sizeof(int));
+  static_assert(kScratchBytes <= 1024, "whole-output partials exceed the 1 KB of static shared memory");
+  __shared__ alignas(16) unsigned char scratch[kScratchBytes];
+  return scratch;
+}
+
+/// Combines the Totals of consumer `consumer`'s warpgroup (both: together with
+/// the other consumer's, which calls it too) and has one thread commit them,
+/// with one atomic per output and batch; afterwards every caller holds
+/// nothing. `barrier_id` is a named barrier over the threads taking part (128
+/// or 256); with `reuse`, the scratch may be written again right after the
+/// return (a second barrier waits for the committing thread to read it).
+template <class Totals, class Epi>
+__device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int consumer, int tid, bool both,
+                                             int barrier_id, bool reuse) {
+  unsigned char* scratch = totals_scratch<Totals>();
+  int* batches = reinterpret_cast<int*>(scratch + 2 * 4 * Totals::kBytes);
+  const int warp = tid / 32, lane = tid % 32;
+  const int threads = both ? 256 : 128;
+  totals.warp_combine();
+  if (lane == 0) totals.save(scratch + (consumer * 4 + warp) * Totals::kBytes);
+  if (tid == 0) batches[consumer] = totals.batch();
+  named_barrier_sync(barrier_id, threads);
+  if (tid == 0 && (!both || consumer == 0)) {
+#pragma unroll
+    for (int w = 1; w < 4; ++w) totals.merge(scratch + (consumer * 4 + w) * Totals::kBytes);
+    if (both) {
+      // The other consumer's partials join these unless they belong to a
+      // different batch (pingpong consumers change batch at different tiles).
+      const int other = batches[1];
+      if (other >= 0) {
+        if (totals.flushes_before(other)) {
+          // The identity fill (launched before this grid) must have landed.
+          grid_dependency_wait();
+          totals.commit(epi);
+        }
+        if (totals.batch() < 0) totals.reset(other);
+      }
+#pragma unroll
+      for (int w = 0; w < 4; ++w) totals.merge(scratch + (4 + w) * Totals::kBytes);
+    }
+    grid_dependency_wait();
+    totals.commit(epi);
+  }
+  totals.reset(-1);
+  if (reuse) named_barrier_sync(barrier_id, threads);
+}
+
+}  // namespace epigemm::sm90
