@@ -117,9 +117,12 @@ class GpuProblem {
     reference_done_ = false;
   }
   /// Fills every device output with `byte`.
-  void poison_outputs(unsigned char byte) {
+  /// Fills every output with `byte`, on `stream` (ordered before the
+  /// launches that follow there; the legacy stream does not order a
+  /// non-blocking one).
+  void poison_outputs(unsigned char byte, CUstream stream = nullptr) {
     for (auto& [name, o] : operands_) {
-      if (o.output) o.device.fill_bytes(byte);
+      if (o.output) o.device.fill_bytes(byte, stream);
     }
   }
 

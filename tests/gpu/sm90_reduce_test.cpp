@@ -122,12 +122,12 @@ TEST_F(Sm90Reduce, TwoGemmsBackToBackOnOneStream) {
   CUstream stream = nullptr;
   driver->check(driver->stream_create(&stream, CU_STREAM_NON_BLOCKING), "creating a stream");
   for (unsigned char poison : {0xFF, 0x5A}) {
-    first.poison_outputs(poison);
-    second.poison_outputs(poison);
+    first.poison_outputs(poison, stream);
+    second.poison_outputs(poison, stream);
     op1.run(args1, stream);
     op2.run(args2, stream);
     driver->check(driver->stream_synchronize(stream), "running the two GEMMs");
-    const std::string context = "poison 0x" + std::to_string(poison);
+    const std::string context = "poison byte " + std::to_string(poison);
     first.compare_outputs("GEMM 1, " + context);
     second.run_reference_once(DType::f32, DType::f32);
     second.compare_outputs("GEMM 2 (" + op2.name() + "), " + context);
