@@ -18,7 +18,7 @@ template <class Cfg>
 struct SmemLayout {
   u32 base;
   __device__ __forceinline__ u32 tile_a(int stage) const { return base + stage * Cfg::kStageBytes; }
-  __device__ __forceinline__ u32 tile_b(int stage) const { return tile_a(stage) + Cfg::kTileABytes; }
+  __device__ __forceinline__ u32 tile_b(int stage) const { return tile_a(stage) + Cfg::kStageABytes; }
   /// Consumer `consumer`'s output staging slots for its 64-row block `row_block`.
   __device__ __forceinline__ u32 staging(int consumer, int row_block = 0) const {
     return base + Cfg::kEpiOffset + (consumer * Cfg::kWgRows + row_block) * Cfg::kRowBlockSlotBytes;
@@ -68,42 +68,56 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
     const TileCoord tile = sched.tile(t, rank);
     const int la = p.a_batched ? tile.l : 0;
     const int lb = p.b_batched ? tile.l : 0;
-    for (int kb = 0; kb < k_blocks; ++kb) {
-      // Wait until every consumer in the cluster has released this stage.
-      mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
-      const u32 full = smem.full_bar(ring.stage);
-      mbar_arrive_expect_tx(full, Cfg::kStageBytes);
-      const int k0 = kb * Cfg::kBK;
-      const u32 a = smem.tile_a(ring.stage);
-      if constexpr (Cfg::kMajorA == Major::K) {
-        tma_load_3d(a, tma_a, full, hint_a, evict_first, k0, tile.m0, la);  // kBM rows x 128 B
-      } else {
-#pragma unroll
-        for (int c = 0; c < Cfg::kBM / 64; ++c)  // chunk c: kBK rows x 64 M elements
-          tma_load_3d(a + c * Cfg::kMnChunkBytes, tma_a, full, hint_a, evict_first, tile.m0 + 64 * c, k0, la);
+    if constexpr (Cfg::kKGroup > 1) {
+      // One 4-D box per operand and stage: kKGroup k-blocks of p.a_box_rows
+      // rows of A and kBN rows of B (k-blocks past K arrive as zeros).
+      const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + Cfg::kBN) * 128);
+      for (int kg = 0; kg < (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup; ++kg) {
+        mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
+        const u32 full = smem.full_bar(ring.stage);
+        mbar_arrive_expect_tx(full, bytes);
+        tma_load_4d(smem.tile_a(ring.stage), tma_a, full, hint_a, evict_first, 0, tile.m0, kg * Cfg::kKGroup, la);
+        tma_load_4d(smem.tile_b(ring.stage), tma_b, full, hint_b, evict_first, 0, tile.n0, kg * Cfg::kKGroup, lb);
+        ring.next();
       }
-      const u32 b = smem.tile_b(ring.stage);
-      constexpr u16 kMask = static_cast<u16>((1 << Cfg::kClusterM) - 1);
-      if constexpr (Cfg::kMajorB == Major::K) {
-        constexpr int kRows = Cfg::kBN / Cfg::kClusterM;
-        const u32 dst = b + rank * kRows * 128;
-        if constexpr (Cfg::kClusterM == 1)
-          tma_load_3d(dst, tma_b, full, hint_b, evict_first, k0, tile.n0, lb);
-        else
-          tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, k0, tile.n0 + rank * kRows, lb);
-      } else {
-        constexpr int kChunks = Cfg::kBN / 64 / Cfg::kClusterM;
+    } else {
+      for (int kb = 0; kb < k_blocks; ++kb) {
+        // Wait until every consumer in the cluster has released this stage.
+        mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
+        const u32 full = smem.full_bar(ring.stage);
+        mbar_arrive_expect_tx(full, Cfg::kStageBytes);
+        const int k0 = kb * Cfg::kBK;
+        const u32 a = smem.tile_a(ring.stage);
+        if constexpr (Cfg::kMajorA == Major::K) {
+          tma_load_3d(a, tma_a, full, hint_a, evict_first, k0, tile.m0, la);  // kBM rows x 128 B
+        } else {
 #pragma unroll
-        for (int c = 0; c < kChunks; ++c) {
-          const int chunk = rank * kChunks + c;
-          const u32 dst = b + chunk * Cfg::kMnChunkBytes;
-          if constexpr (Cfg::kClusterM == 1)
-            tma_load_3d(dst, tma_b, full, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
-          else
-            tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
+          for (int c = 0; c < Cfg::kBM / 64; ++c)  // chunk c: kBK rows x 64 M elements
+            tma_load_3d(a + c * Cfg::kMnChunkBytes, tma_a, full, hint_a, evict_first, tile.m0 + 64 * c, k0, la);
         }
+        const u32 b = smem.tile_b(ring.stage);
+        constexpr u16 kMask = static_cast<u16>((1 << Cfg::kClusterM) - 1);
+        if constexpr (Cfg::kMajorB == Major::K) {
+          constexpr int kRows = Cfg::kBN / Cfg::kClusterM;
+          const u32 dst = b + rank * kRows * 128;
+          if constexpr (Cfg::kClusterM == 1)
+            tma_load_3d(dst, tma_b, full, hint_b, evict_first, k0, tile.n0, lb);
+          else
+            tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, k0, tile.n0 + rank * kRows, lb);
+        } else {
+          constexpr int kChunks = Cfg::kBN / 64 / Cfg::kClusterM;
+#pragma unroll
+          for (int c = 0; c < kChunks; ++c) {
+            const int chunk = rank * kChunks + c;
+            const u32 dst = b + chunk * Cfg::kMnChunkBytes;
+            if constexpr (Cfg::kClusterM == 1)
+              tma_load_3d(dst, tma_b, full, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
+            else
+              tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
+          }
+        }
+        ring.next();
       }
-      ring.next();
     }
   }
 }
@@ -233,7 +247,11 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 
   // A staged epilogue input is loaded once the main loop is under way
   // (after k-block issue_kb's wgmmas are issued), one load per tile.
-  const int issue_kb = k_blocks > 2 ? 2 : k_blocks - 1;
+  // Stages per tile: k-blocks, or groups of kKGroup of them; in a grouped
+  // stage A's k-blocks lie p.a_box_rows rows apart.
+  const int k_stages = (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup;
+  const u32 a_kblock_bytes = Cfg::kKGroup > 1 ? static_cast<u32>(p.a_box_rows * 128) : 0u;
+  const int issue_kb = k_stages > 2 ? 2 : k_stages - 1;
   u32 staged_parity = 0;
 
   // The CTA's tiles are first + i * step (i = 0, 1, ...); a pingpong
@@ -242,7 +260,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   const int step = gridDim.x / Cfg::kClusterM;
   constexpr int kTileStride = Cfg::kPingpong ? 2 : 1;
   RingPosition<Cfg::kStages> ring;
-  if (Cfg::kPingpong && consumer == 1) ring.skip(k_blocks);
+  if (Cfg::kPingpong && consumer == 1) ring.skip(k_stages);
   for (int i = Cfg::kPingpong ? consumer : 0;; i += kTileStride) {
     const int t = first + i * step;
     if (t >= sched.total) break;
@@ -265,20 +283,24 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
     if constexpr (Cfg::kPromoteKBlocks > 0)
       prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid, issued);
-    const int plain_k_blocks = Cfg::kPromoteKBlocks > 0 ? 0 : k_blocks;
-    for (int kb = 0; kb < plain_k_blocks; ++kb) {
+    const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : k_stages;
+    for (int kb = 0; kb < plain_stages; ++kb) {
       mbar_wait(smem.full_bar(ring.stage), ring.phase);
       const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
       wgmma_fence();
 #pragma unroll
-      for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
-        // The first k-step of a tile into each set overwrites it (scale-d = 0).
-        constexpr int kChains = Cfg::kAccChains;
+      for (int j = 0; j < Cfg::kKGroup; ++j) {
+        const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * Cfg::kTileBBytes;
 #pragma unroll
-        for (int r = 0; r < Cfg::kWgRows; ++r)
-          wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
-              acc[r + ks % kChains], desc_advance(desc_a, stage_off + ks * kStepA + r * kRowBlockA),
-              desc_advance(desc_b, stage_off + ks * kStepB), (kb > 0 || ks >= kChains) ? 1 : 0);
+        for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
+          // The first k-step of a tile into each set overwrites it (scale-d = 0).
+          constexpr int kChains = Cfg::kAccChains;
+#pragma unroll
+          for (int r = 0; r < Cfg::kWgRows; ++r)
+            wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
+                acc[r + ks % kChains], desc_advance(desc_a, a_off + ks * kStepA + r * kRowBlockA),
+                desc_advance(desc_b, b_off + ks * kStepB), (kb > 0 || j > 0 || ks >= kChains) ? 1 : 0);
+        }
       }
       wgmma_commit();
       if (kb > 0) {
@@ -301,7 +323,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 #pragma unroll
       for (int i = 0; i < Cfg::kAccRegs; ++i) acc[0][i] = accumulate(acc[0][i], acc[c][i]);
     }
-    if (Cfg::kPingpong) ring.skip(k_blocks);
+    if (Cfg::kPingpong) ring.skip(k_stages);
 
     // The fill kernel launched before this grid may still be writing the
     // reduce outputs' identity (programmatic dependent launch: the main loop

@@ -22,6 +22,12 @@ struct GemmParams {
   /// L2 to evict those lines first (see l2_policy).
   int a_evict_first = 0;
   int b_evict_first = 0;
+  /// Grouped-k tiles (kKGroup > 1) only: rows of each k-block's A box, a
+  /// multiple of 8 no larger than kBM (the rows of M a tile can hold, so
+  /// that a skinny A is not padded by TMA: zero-filled rows cost as much as
+  /// loaded ones). wgmma still reads 64 rows; the rows past these belong to
+  /// output rows past M and are never stored.
+  int a_box_rows = 0;
   /// D itself (row-major, element (l, m, n) at d + l*d_batch + m*ldd + n), used
   /// only for the edge chunks that TMA cannot store: a TMA store writes whole
   /// 16-byte units, so when N * sizeof(TD) is not a multiple of 16 the last
@@ -72,10 +78,14 @@ struct AccumulatorOf<unsigned char> {
 /// (fp8 "fast accumulation": the tensor cores keep about 14 significant bits
 /// of the running sum); n > 0 (fp8 only) has the wgmmas of n k-blocks at a
 /// time accumulate into a second fragment that is then added into the
-/// accumulators with f32 FADDs ("promotion", precise accumulation).
+/// accumulators with f32 FADDs ("promotion", precise accumulation);
+/// kKGroup: k-blocks per pipeline stage, each operand's brought by one TMA
+/// load of a 4-D box ({kBK, rows, k-blocks, 1} of the {kBK, rows, K / kBK,
+/// L} view; K-major A and B, K a multiple of kBK, 1x1 clusters): fewer and
+/// larger loads, which streams a skinny problem's weights faster.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
-          int kPromoteKBlocks_ = 0>
+          int kPromoteKBlocks_ = 0, int kKGroup_ = 1>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -89,6 +99,7 @@ struct GemmConfig {
   static constexpr int kClusterM = kClusterM_;
   static constexpr bool kPingpong = kPingpong_;
   static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
+  static constexpr int kKGroup = kKGroup_;
 
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));
@@ -125,7 +136,9 @@ struct GemmConfig {
   // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
   static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
   static constexpr int kTileBBytes = kBN * 128;  ///< kBN x kBK
-  static constexpr int kStageBytes = kTileABytes + kTileBBytes;
+  /// A stage: kKGroup k-blocks of A, then kKGroup k-blocks of B.
+  static constexpr int kStageABytes = kKGroup * kTileABytes;
+  static constexpr int kStageBytes = kKGroup * (kTileABytes + kTileBBytes);
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
   /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
@@ -194,6 +207,10 @@ struct GemmConfig {
   static_assert(kPromoteKBlocks == 0 || kWgRows * kAccRegs <= 64,
                 "promotion holds two accumulator sets: warpgroup tiles at most 128 columns wide");
   static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
+  static_assert(kKGroup >= 1, "kKGroup counts k-blocks per stage");
+  static_assert(kKGroup == 1 || (kMajorA == Major::K && kMajorB == Major::K && kClusterM == 1 &&
+                                 kPromoteKBlocks == 0 && !kPingpong),
+                "grouped-k stages need K-major operands, a 1x1 cluster and the plain cooperative loop");
 };
 
 }  // namespace epigemm::sm90

@@ -198,6 +198,25 @@ __device__ __forceinline__ void tma_load_3d(u32 dst, const CUtensorMap* map, u32
       : "memory");
 }
 
+/// 4-D tile load global -> shared (coordinates innermost first) under L2
+/// policy `policy` when `hinted`.
+__device__ __forceinline__ void tma_load_4d(u32 dst, const CUtensorMap* map, u32 bar, bool hinted, u64 policy,
+                                            int c0, int c1, int c2, int c3) {
+  if (!hinted) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%3, %4, %5, %6}], [%2];\n" ::"r"(dst),
+        "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+        : "memory");
+    return;
+  }
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%3, %4, %5, %6}], [%2], %7;\n" ::"r"(dst),
+      "l"(reinterpret_cast<u64>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "l"(policy)
+      : "memory");
+}
+
 /// 3-D tile load multicast to the CTAs in `mask`, under L2 policy `policy`
 /// when `hinted`.
 __device__ __forceinline__ void tma_load_3d_multicast(u32 dst, const CUtensorMap* map, u32 bar,

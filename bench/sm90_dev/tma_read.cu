@@ -44,14 +44,17 @@ struct Shape {
   int rotate;       // 1: each unit starts at a different k-block
   int contiguous;   // 1: the boxes tile the matrix viewed as rows of 128 bytes (contiguous reads)
   int evict_first;  // 1: loads carry an L2 evict_first cache hint
+  int a_box_rows;   // > 0: each stage also loads a box this many rows tall of a 16-row A (the GEMM at M = 16)
 };
 
 // One unit = (band, split); CTA b takes units b, b + grid, ...
-__global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtensorMap map, Shape s) {
+__global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtensorMap map,
+                                                 const __grid_constant__ CUtensorMap amap, Shape s) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // The 128-byte swizzle wants 1024-byte aligned boxes.
   unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
-  const int stage_bytes = s.box_rows * 128 * s.boxes * s.k_group;
+  const int b_bytes = s.box_rows * 128 * s.boxes * s.k_group;
+  const int stage_bytes = b_bytes + s.a_box_rows * 128 * s.k_group;
   uint64_t* bars = reinterpret_cast<uint64_t*>(smem + s.stages * stage_bytes);
   const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + s.stages);
   if (threadIdx.x == 0) {
@@ -76,7 +79,7 @@ __global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtenso
   for (int u = blockIdx.x; u < units; u += gridDim.x) {
     const int band = u % bands, split = u / bands;
     const int first = split * kb_per_split;
-    const int start = s.rotate ? (u * 7) % kb_per_split : 0;
+    const int start = s.rotate ? u % kb_per_split : 0;
     for (int i = 0; i < kb_per_split; ++i) {
       const int kb = first + (start + i) % kb_per_split;
       const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
@@ -86,6 +89,14 @@ __global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtenso
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(stage_bytes)
                      : "memory");
         for (int g = 0; g < s.k_group; ++g) {
+          if (s.a_box_rows > 0) {
+            const uint32_t dst = smem_u32(smem) + stage * stage_bytes + b_bytes + g * s.a_box_rows * 128;
+            asm volatile(
+                "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+                "l"(reinterpret_cast<uint64_t>(&amap)), "r"(full), "r"((kb * s.k_group + g) * 64), "r"(0)
+                : "memory");
+          }
           for (int b = 0; b < s.boxes; ++b) {
             const uint32_t dst = smem_u32(smem) + stage * stage_bytes + (g * s.boxes + b) * s.box_rows * 128;
             const int c0 = s.contiguous ? 0 : (kb * s.k_group + g) * 64;
@@ -241,11 +252,105 @@ __global__ void __launch_bounds__(256) ldg_stream(const int4* __restrict__ m, in
   if (acc == 0x12345678) sink[0] = 1.0f;
 }
 
+__global__ void read_all(const int4* __restrict__ m, long n, int* sink) {
+  int acc = 0;
+  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long>(gridDim.x) * blockDim.x) {
+    const int4 x = m[i];  // default policy: the lines replace what L2 held
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  if (acc == 0x12345678) sink[0] = 1;
+}
+
+// How best_ms empties L2 before each run: rewrite a 256 MB buffer (false) or
+// read a different 256 MB buffer, leaving no dirty lines (true).
+bool g_read_flush = false;
+char* g_clean = nullptr;
+
+// One 3-D box per stage and operand: B viewed as {64, rows, K / 64} (the
+// k-block as the outer dimension) so that one TMA op brings k_group k-blocks
+// of R rows (k-block j at j * R * 128 bytes, the layout a ring of k_group
+// single k-block stages would have), and A likewise with a_box_rows rows.
+__global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUtensorMap map,
+                                                   const __grid_constant__ CUtensorMap amap, Shape s) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
+  const int b_bytes = s.box_rows * 128 * s.k_group;
+  const int stage_bytes = b_bytes + s.a_box_rows * 128 * s.k_group;
+  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + s.stages * stage_bytes);
+  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + s.stages);
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < s.stages; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full0 + 8 * i));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int bands = kRows / s.box_rows;
+  const int groups = kCols / 64 / s.k_group;
+  int stage = 0;
+  uint32_t phase = 0;
+  const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
+  if (!producer && !consumer) return;
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  for (int band = blockIdx.x; band < bands; band += gridDim.x) {
+    for (int g = 0; g < groups; ++g) {
+      const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
+      if (producer) {
+        while (!try_wait(empty, phase ^ 1)) {
+        }
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(stage_bytes)
+                     : "memory");
+        const uint32_t dst = smem_u32(smem) + stage * stage_bytes;
+        asm volatile(
+            "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+            " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+            "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(0), "r"(band * s.box_rows), "r"(g * s.k_group),
+            "l"(policy)
+            : "memory");
+        if (s.a_box_rows > 0)
+          asm volatile(
+              "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+              " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst + b_bytes),
+              "l"(reinterpret_cast<uint64_t>(&amap)), "r"(full), "r"(0), "r"(0), "r"(g * s.k_group)
+              : "memory");
+      } else {
+        while (!try_wait(full, phase)) {
+        }
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+      }
+      if (++stage == s.stages) {
+        stage = 0;
+        phase ^= 1;
+      }
+    }
+  }
+}
+
+// {64, rows, K / 64} view of a rows x K bf16 matrix, box {64, box_rows, k_group}.
+CUtensorMap make_map3d(void* base, int rows, int box_rows, int k_group) {
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {64, static_cast<cuuint64_t>(rows), kCols / 64};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(kCols) * 2, 128};
+  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), static_cast<cuuint32_t>(k_group)};
+  const cuuint32_t elem[3] = {1, 1, 1};
+  const CUresult r = cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, base, dims, strides, box,
+                                            elem, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) std::printf("cuTensorMapEncodeTiled (3-D) failed: %d\n", static_cast<int>(r));
+  return map;
+}
+
 template <class Launch>
 float best_ms(char* flush, cudaEvent_t a, cudaEvent_t b, Launch launch) {
   float best = 1e30f;
   for (int i = 0; i < kReps; ++i) {
-    cudaMemset(flush, i, 256 << 20);
+    if (g_read_flush)
+      read_all<<<528, 512>>>(reinterpret_cast<const int4*>(g_clean), (256 << 20) / 16, reinterpret_cast<int*>(flush));
+    else
+      cudaMemset(flush, i, 256 << 20);
     cudaEventRecord(a);
     launch();
     cudaEventRecord(b);
@@ -257,10 +362,12 @@ float best_ms(char* flush, cudaEvent_t a, cudaEvent_t b, Launch launch) {
   return best;
 }
 
-CUtensorMap make_map(void* base, int box_rows, CUtensorMapL2promotion promotion, bool contiguous) {
+CUtensorMap make_map(void* base, int box_rows, CUtensorMapL2promotion promotion, bool contiguous,
+                     int rows = kRows) {
   CUtensorMap map;
   const cuuint64_t dims[2] = {contiguous ? 64u : static_cast<cuuint64_t>(kCols),
-                              contiguous ? static_cast<cuuint64_t>(kRows) * (kCols / 64) : kRows};
+                              contiguous ? static_cast<cuuint64_t>(kRows) * (kCols / 64)
+                                         : static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {contiguous ? 128u : static_cast<cuuint64_t>(kCols) * 2};
   const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
   const cuuint32_t elem[2] = {1, 1};
@@ -287,6 +394,14 @@ int main() {
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
+  cudaMalloc(&g_clean, 256 << 20);
+  char* a_small = nullptr;
+  cudaMalloc(&a_small, 16 * kCols * 2);
+  cudaMemset(a_small, 1, 16 * kCols * 2);
+  cudaMemset(g_clean, 3, 256 << 20);
+  for (int mode = 0; mode < 2; ++mode) {
+  g_read_flush = mode == 1;
+  std::printf("== L2 flush: %s\n", g_read_flush ? "read 256 MB (clean)" : "memset 256 MB (dirty)");
   const float copy_ms = best_ms(flush, a, b, [&] { cudaMemcpyAsync(copy, m, kBytes, cudaMemcpyDeviceToDevice); });
   std::printf("copy 128 MB: %.1f us, %.2f TB/s (read + written)\n", copy_ms * 1e3, 2.0 * kBytes / copy_ms / 1e9);
 
@@ -296,11 +411,8 @@ int main() {
     int promotion;    // L2 promotion: 0 none, 128, 256 bytes
   };
   const Case cases[] = {
-      {{64, 1, 1, 13, 1, 0, 0, 0}, 0, 256},
-      {{64, 1, 1, 13, 1, 0, 0, 1}, 0, 256},
-      {{64, 1, 4, 3, 1, 0, 0, 1}, 0, 256},
-      {{64, 1, 1, 6, 2, 0, 0, 1}, 2, 256},
-      {{64, 1, 4, 3, 1, 0, 1, 1}, 0, 256},
+      {{64, 1, 1, 13, 1, 0, 0, 1, 0}, 0, 256},
+      {{64, 1, 1, 13, 1, 0, 0, 1, 16}, 0, 256},
   };
   for (const Case& c : cases) {
     const Shape& s = c.s;
@@ -310,12 +422,33 @@ int main() {
     const CUtensorMap map = make_map(m, s.box_rows, promotion, s.contiguous != 0);
     const int units = kRows / (s.box_rows * s.boxes) * s.k_splits;
     const int grid = c.ctas_per_sm == 0 ? units : (units < sms * c.ctas_per_sm ? units : sms * c.ctas_per_sm);
-    const int smem = s.stages * s.box_rows * 128 * s.boxes * s.k_group + 16 * s.stages + 1024;
-    const float ms = best_ms(flush, a, b, [&] { tma_stream<<<grid, 64, smem>>>(map, s); });
-    std::printf("TMA%s%s R=%3d x%d kgroup=%d S=%2d splits=%d rotate=%d promo=%3d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  "
+    const int smem = s.stages * (s.box_rows * s.boxes + s.a_box_rows) * 128 * s.k_group + 16 * s.stages + 1024;
+    const CUtensorMap amap = make_map(a_small, s.a_box_rows > 0 ? s.a_box_rows : 16, promotion, false, 16);
+    const float ms = best_ms(flush, a, b, [&] { tma_stream<<<grid, 64, smem>>>(map, amap, s); });
+    std::printf("TMA A%2d%s%s R=%3d x%d kgroup=%d S=%2d splits=%d rotate=%d promo=%3d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  "
                 "%.3f of copy\n",
-                s.contiguous ? " contiguous" : "", s.evict_first ? " evict_first" : "", s.box_rows, s.boxes, s.k_group, s.stages, s.k_splits, s.rotate, c.promotion, grid, smem / 1024,
+                s.a_box_rows, s.contiguous ? " contiguous" : "", s.evict_first ? " evict_first" : "", s.box_rows, s.boxes, s.k_group, s.stages, s.k_splits, s.rotate, c.promotion, grid, smem / 1024,
                 ms * 1e3, kBytes / ms / 1e9, copy_ms / 2 / ms);
+  }
+  cudaFuncSetAttribute(tma_stream3d, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
+  struct Case3d {
+    int box_rows, k_group, stages, a_rows;
+  };
+  for (const Case3d& c : {Case3d{64, 2, 6, 0}, Case3d{64, 4, 3, 0}, Case3d{64, 2, 6, 16}, Case3d{64, 4, 3, 16},
+                          Case3d{64, 4, 3, 64}, Case3d{64, 8, 2, 16}, Case3d{128, 2, 6, 16}}) {
+    Shape s{};
+    s.box_rows = c.box_rows;
+    s.k_group = c.k_group;
+    s.stages = c.stages;
+    s.a_box_rows = c.a_rows;
+    const CUtensorMap map = make_map3d(m, kRows, c.box_rows, c.k_group);
+    const CUtensorMap amap = make_map3d(a_small, 16, c.a_rows > 0 ? c.a_rows : 16, c.k_group);
+    const int smem = c.stages * (c.box_rows + c.a_rows) * 128 * c.k_group + 16 * c.stages + 1024;
+    const int grid = kRows / c.box_rows;
+    const float ms = best_ms(flush, a, b, [&] { tma_stream3d<<<grid, 64, smem>>>(map, amap, s); });
+    std::printf("TMA 3-D R=%3d kblocks/op=%d S=%d A%2d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  %.3f of copy\n",
+                c.box_rows, c.k_group, c.stages, c.a_rows, grid, smem / 1024, ms * 1e3, kBytes / ms / 1e9,
+                copy_ms / 2 / ms);
   }
   cudaFuncSetAttribute(cpasync_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
   struct CpCase {
@@ -336,8 +469,8 @@ int main() {
                 copy_ms / 2 / ms);
   }
   cudaFuncSetAttribute(bulk_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
-  for (int chunk : {4096, 16384}) {
-    for (int ctas_per_sm : {1, 2, 4}) {
+  for (int chunk : {16384}) {
+    for (int ctas_per_sm : {1}) {
       const int stages = 98304 / chunk / ctas_per_sm;
       const int smem = stages * chunk + 16 * stages + 1024;
       const float ms = best_ms(flush, a, b, [&] { bulk_stream<<<sms * ctas_per_sm, 64, smem>>>(m, chunk, stages); });
@@ -382,6 +515,7 @@ int main() {
     return best;
   }();
   std::printf("ldg rows=64 splits=4 after a clean L2: %.1f us  %.3f of copy\n", clean_ms * 1e3, copy_ms / 2 / clean_ms);
+  }
   const cudaError_t err = cudaDeviceSynchronize();
   std::printf("%s\n", cudaGetErrorString(err));
   return err == cudaSuccess ? 0 : 1;

@@ -28,12 +28,16 @@ inline OperatorQuery sm90_query(std::function<bool(const OperatorMetadata&)> fil
   return query;
 }
 
-/// A filter keeping the configurations of `c`'s shape and schedule, for
-/// either operand class (the problem's dtypes pick the one that supports it).
+/// A filter keeping the configurations of `c`'s shape, schedule and k-blocks
+/// per stage, for either operand class (the problem's dtypes pick the one
+/// that supports it).
 inline std::function<bool(const OperatorMetadata&)> pin_shape(const detail::Sm90TileConfig& c) {
   const std::string schedule = c.pingpong ? "pingpong" : "cooperative";
   return [=](const OperatorMetadata& md) {
-    return md.tile.m == c.bm && md.tile.n == c.bn && md.cluster.m == c.cluster_m && md.extra.at("schedule") == schedule;
+    const auto group = md.extra.find("k_blocks_per_stage");
+    const int k_group = group == md.extra.end() ? 1 : std::stoi(group->second);
+    return md.tile.m == c.bm && md.tile.n == c.bn && md.cluster.m == c.cluster_m &&
+           md.extra.at("schedule") == schedule && k_group == c.k_group;
   };
 }
 
@@ -47,11 +51,22 @@ inline std::function<bool(const OperatorMetadata&)> pin_config(const detail::Sm9
   return [name = detail::sm90_metadata(c).name](const OperatorMetadata& md) { return md.name == name; };
 }
 
-/// Every tile configuration offered for 16-bit operands (tests run on each).
+/// Every tile configuration offered for 16-bit operands (tests run on each),
+/// but the grouped-k ones, which take only K-major operands and whole
+/// k-blocks (sm90_grouped_k_test.cpp tests those).
 inline std::vector<detail::Sm90TileConfig> bits16_tile_configs() {
   std::vector<detail::Sm90TileConfig> out;
   for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.operands == detail::Sm90OperandClass::bits16) out.push_back(c);
+    if (c.operands == detail::Sm90OperandClass::bits16 && c.k_group == 1) out.push_back(c);
+  }
+  return out;
+}
+
+/// The grouped-k tile configurations.
+inline std::vector<detail::Sm90TileConfig> grouped_k_tile_configs() {
+  std::vector<detail::Sm90TileConfig> out;
+  for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    if (c.k_group > 1) out.push_back(c);
   }
   return out;
 }

@@ -34,10 +34,20 @@ struct Sm90Job {
 /// 16 x 8-bit), so the plan accepts every layout.
 constexpr std::int64_t kL = 2, kM = 8, kN = 16, kK = 32;
 
+/// Every configuration but the grouped-k ones, which need K-major operands
+/// and K >= 256 (GroupedKTilesOnTheirLayout compiles those).
+std::vector<Sm90TileConfig> plain_tile_configs() {
+  std::vector<Sm90TileConfig> out;
+  for (const auto& c : plain_tile_configs()) {
+    if (c.k_group == 1) out.push_back(c);
+  }
+  return out;
+}
+
 /// The configuration of `operands` class at index `i` (wrapping).
 Sm90TileConfig config_at(Sm90OperandClass operands, std::size_t i) {
   std::vector<Sm90TileConfig> of_class;
-  for (const auto& c : detail::sm90_tile_configs()) {
+  for (const auto& c : plain_tile_configs()) {
     if (c.operands == operands) of_class.push_back(c);
   }
   return of_class.at(i % of_class.size());
@@ -48,16 +58,16 @@ Sm90TileConfig config_at(Sm90OperandClass operands, std::size_t i) {
 /// `adjust` (if any) may rebind the epilogue's operands before the analysis.
 Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCombo& combo, const Sm90TileConfig& config,
                  bool a_k_major, bool b_k_major, std::mt19937& rng,
-                 const std::function<void(HostCatalogProblem&)>& adjust = nullptr) {
-  HostCatalogProblem hp(c, combo, kL, kM, kN, kK, rng);
+                 const std::function<void(HostCatalogProblem&)>& adjust = nullptr, std::int64_t k = kK) {
+  HostCatalogProblem hp(c, combo, kL, kM, kN, k, rng);
   if (adjust) adjust(hp);
   // A (L, M, K): K-major = row-major; B (L, K, N): K-major = column-major.
   const auto add = [&hp](DType dtype, Dims dims, Dims strides) -> HostTensor& {
     hp.owned.push_back(std::make_unique<HostTensor>(dtype, dims, strides));
     return *hp.owned.back();
   };
-  HostTensor& a = a_k_major ? add(combo.a, {kL, kM, kK}, {}) : add(combo.a, {kL, kM, kK}, {kM * kK, 1, kM});
-  HostTensor& b = b_k_major ? add(combo.b, {kL, kK, kN}, {kK * kN, 1, kK}) : add(combo.b, {kL, kK, kN}, {});
+  HostTensor& a = a_k_major ? add(combo.a, {kL, kM, k}, {}) : add(combo.a, {kL, kM, k}, {kM * k, 1, kM});
+  HostTensor& b = b_k_major ? add(combo.b, {kL, k, kN}, {k * kN, 1, k}) : add(combo.b, {kL, k, kN}, {});
   a.fill_int(rng);
   b.fill_int(rng);
   hp.args.A = a.ref();
@@ -183,7 +193,7 @@ TEST_F(Sm90Compile, OperandMajorsDTypesAccumulatorsAndOutputTypes) {
 
 /// The configuration of tile bm x bn for `operands` (it must exist).
 Sm90TileConfig config_of(Sm90OperandClass operands, int bm, int bn) {
-  for (const auto& c : detail::sm90_tile_configs()) {
+  for (const auto& c : plain_tile_configs()) {
     if (c.operands == operands && c.bm == bm && c.bn == bn && c.cluster_m == 1) return c;
   }
   ADD_FAILURE() << "no " << bm << "x" << bn << " configuration";
@@ -253,7 +263,7 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
                                {"s8u8", DType::i8, DType::u8, DType::i32, DType::f32}};
   std::vector<Sm90Job> jobs;
   std::size_t configs = 0;
-  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+  for (const Sm90TileConfig& config : plain_tile_configs()) {
     if (config.warpgroup_n() < 64) continue;  // refused: 32-byte rows of fp8 D
     ++configs;
     const DTypeCombo& combo = combos[static_cast<int>(config.operands)];
@@ -349,7 +359,7 @@ TEST_F(Sm90Compile, StridedInputsAndDirectTileOutputsOnEveryTileConfiguration) {
       view("U", DType::bf16, {hp.M, hp.N}, {1, hp.M});
       view("G", DType::f16, {hp.L, hp.M, hp.N}, {hp.M * hp.N, 1, hp.M});
     };
-    for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    for (const Sm90TileConfig& config : plain_tile_configs()) {
       if (config.operands != Sm90OperandClass::bits16) continue;
       jobs.push_back(make_job(std::string(loop ? "looped" : "unrolled") + "_strided_inputs", c, kF16, config, true,
                               false, rng, strided));
@@ -380,7 +390,7 @@ TEST_F(Sm90Compile, Tf32OperandsOnEveryTileConfigurationAndOutputType) {
   const DType ds[] = {DType::f32, DType::bf16, DType::f16};
   std::vector<Sm90Job> jobs;
   std::size_t i = 0;
-  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+  for (const Sm90TileConfig& config : plain_tile_configs()) {
     if (config.operands != Sm90OperandClass::tf32) continue;
     const DType d = ds[i++ % 3];
     jobs.push_back(make_job("tf32_D_" + std::string(to_string(d)), with_d(with_accum, d), tf32, config, true, true, rng));
@@ -411,7 +421,7 @@ TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
   const DType as_is[] = {DType::i32, DType::f32, DType::i8, DType::bf16, DType::u8, DType::i32, DType::f16};
   std::vector<Sm90Job> jobs;
   std::size_t i = 0;
-  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+  for (const Sm90TileConfig& config : plain_tile_configs()) {
     if (config.operands != Sm90OperandClass::int8) continue;
     const DTypeCombo& combo = pairings[i % 4];
     // 32-column warpgroups (64x64) cannot stage one-byte D (32-byte rows).
@@ -472,7 +482,7 @@ TEST_F(Sm90Compile, PreciseFp8AccumulationOnEveryPromotedConfiguration) {
                                  {"amax", S::scalar_reduce, DType::f32}}};
   const DTypeCombo e4m3{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
   std::vector<Sm90Job> jobs;
-  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+  for (const Sm90TileConfig& config : plain_tile_configs()) {
     if (config.promote_k_blocks == 0) continue;
     EXPECT_EQ(config.operands, Sm90OperandClass::fp8) << config.shape_name();
     EXPECT_FALSE(config.pingpong) << config.shape_name();
@@ -529,7 +539,7 @@ TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
     return {"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   };
   std::vector<Sm90Job> jobs;
-  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+  for (const Sm90TileConfig& config : plain_tile_configs()) {
     const bool k_major_only = config.operands != Sm90OperandClass::bits16;
     jobs.push_back(make_job("wholes_" + combo_of(config.operands).name, wholes, combo_of(config.operands), config,
                             true, k_major_only, rng));
@@ -544,6 +554,24 @@ TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
     jobs.push_back(make_job(combo.name + "_pingpong", mixed, combo, config_at(Sm90OperandClass::bits16, 8), true,
                             false, rng));
   }
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
+  // Both operands K-major and K = 256 (whole boxes of 4 k-blocks): the seed
+  // and coverage epilogues, reductions and an fp8 D on each grouped tile.
+  std::vector<Sm90Job> jobs;
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  int grouped = 0;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.k_group == 1) continue;
+    ++grouped;
+    for (const auto& c : seed_epilogues())
+      jobs.push_back(make_job("grouped_" + c.name, c, kF16, config, true, true, rng, nullptr, 256));
+    for (const auto& c : coverage_epilogues())
+      jobs.push_back(make_job("grouped_" + c.name, c, bf16, config, true, true, rng, nullptr, 256));
+  }
+  EXPECT_EQ(grouped, 2);
   expect_all_compile(std::move(jobs));
 }
 

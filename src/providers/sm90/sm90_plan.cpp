@@ -297,6 +297,24 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
+/// The grouped-k tiles' own conditions: K-major operands and whole k-blocks.
+Status check_grouped_k(const Problem& p, const Sm90TileConfig& config, const Sm90Plan& plan) {
+  if (config.k_group == 1) return Status::ok();
+  const std::string tile = "the " + config.shape_name() + " tile";
+  if (!plan.a_k_major || !plan.b_k_major) {
+    return Status::unsupported(tile + " loads " + std::to_string(config.k_group) +
+                               " k-blocks per box and needs K-major A and B (A row-major, B column-major); "
+                               "the other tiles take this layout");
+  }
+  const std::int64_t bk = config.bk();
+  if (p.K % bk != 0 || p.K / bk < config.k_group) {
+    return Status::unsupported("K is " + std::to_string(p.K) + "; " + tile + " needs K a multiple of " +
+                               std::to_string(bk) + " and at least " + std::to_string(bk * config.k_group) +
+                               " (whole k-blocks in its boxes); the other tiles take any K");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
@@ -357,7 +375,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.loop_chunks = long_epilogue(*p.dag);
   choose_staged_input(p, config, plan);
   choose_staged_output(p, config, plan);
-  return Status::ok();
+  return check_grouped_k(p, config, plan);
 }
 
 }  // namespace epigemm::detail

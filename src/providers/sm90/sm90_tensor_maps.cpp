@@ -1,8 +1,9 @@
 // Encodes the sm90 kernel's tensor maps (3-D, 128-byte swizzle, or 64-byte
-// for the narrow chunks of D and the staged input; boxes as kernels/sm90_gemm_config.cuh expects) and
+// for the narrow chunks of D and the staged input; 4-D A and B for grouped-k tiles; boxes as kernels/sm90_gemm_config.cuh expects) and
 // keeps the last set per operator.
 #include "providers/sm90/sm90_tensor_maps.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace epigemm::detail {
@@ -42,6 +43,23 @@ void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned bo
                what);
 }
 
+/// A K-major operand's {K, rows, L} view as {bk, rows, K / bk, L}: the
+/// k-block becomes the third dimension, so one box {bk, box_rows, k_group,
+/// 1} brings k_group k-blocks, each box_rows rows, one after another.
+void encode_grouped(const runtime::Driver& driver, const Sm90TmaView& v, unsigned bk, unsigned box_rows,
+                    unsigned k_group, const char* what, CUtensorMap& map) {
+  const std::uint64_t row_bytes = 128;  // bk elements
+  const cuuint64_t dims[4] = {bk, v.dims[1], v.dims[0] / bk, v.dims[2]};
+  const cuuint64_t strides[3] = {v.strides[0], row_bytes, v.strides[1]};
+  const cuuint32_t box[4] = {bk, box_rows, k_group, 1};
+  const cuuint32_t element_strides[4] = {1, 1, 1, 1};
+  driver.check(driver.tensor_map_encode_tiled(&map, map_type(v.dtype), 4, const_cast<void*>(v.data), dims, strides,
+                                              box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+               what);
+}
+
 }  // namespace
 
 Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept {
@@ -58,6 +76,7 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
   const bool one_batch = p.L == 1;
   g.a_evict_first = (one_batch || plan.a_batched) && (p.N + config.bn - 1) / config.bn <= 2 ? 1 : 0;
   g.b_evict_first = (one_batch || plan.b_batched) && (p.M + config.bm - 1) / config.bm <= 2 ? 1 : 0;
+  g.a_box_rows = sm90_a_box_rows(p.M, config);
   g.d = const_cast<void*>(plan.d.data);
   g.ldd = plan.ldd;
   g.d_batch = plan.d_batch;
@@ -67,6 +86,11 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
     g.f_batch = plan.f_batch;
   }
   return g;
+}
+
+int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept {
+  if (config.k_group == 1) return config.bm;
+  return static_cast<int>((std::min<std::int64_t>(M, config.bm) + 7) / 8 * 8);
 }
 
 void Sm90TensorMaps::get(const runtime::Driver& driver, const Sm90Plan& plan, Sm90Maps& out) {
@@ -92,8 +116,17 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   const int d_bytes = size_bytes(plan.d_dtype);
   const unsigned d0 = static_cast<unsigned>(config_.chunk_cols(d_bytes));
   const CUtensorMapSwizzle d_swizzle = d0 * d_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
-  encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
-  encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);
+  if (config_.k_group > 1) {
+    // A's view is {K, M, L}.
+    const unsigned rows = static_cast<unsigned>(sm90_a_box_rows(static_cast<std::int64_t>(plan.a.dims[1]), config_));
+    encode_grouped(driver, plan.a, static_cast<unsigned>(bk), rows, static_cast<unsigned>(config_.k_group),
+                   "encoding the TMA tensor map of A", maps_.a);
+    encode_grouped(driver, plan.b, static_cast<unsigned>(bk), static_cast<unsigned>(config_.bn),
+                   static_cast<unsigned>(config_.k_group), "encoding the TMA tensor map of B", maps_.b);
+  } else {
+    encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
+    encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);
+  }
   encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
   // The staged input's chunks share D's slots, so its map is D's shape of box.
   if (plan.staged_input >= 0)

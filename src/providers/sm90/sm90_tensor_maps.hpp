@@ -25,6 +25,7 @@ struct Sm90GemmParams {
   int c_batched = 1;
   int a_evict_first = 0;
   int b_evict_first = 0;
+  int a_box_rows = 0;
   void* d = nullptr;
   long long ldd = 0;
   long long d_batch = 0;
@@ -32,13 +33,17 @@ struct Sm90GemmParams {
   long long ldf = 0;
   long long f_batch = 0;
 };
-static_assert(sizeof(Sm90GemmParams) == 88 && offsetof(Sm90GemmParams, d) == 40 && offsetof(Sm90GemmParams, f) == 64,
+static_assert(sizeof(Sm90GemmParams) == 96 && offsetof(Sm90GemmParams, d) == 48 && offsetof(Sm90GemmParams, f) == 72,
               "Sm90GemmParams must match epigemm::sm90::GemmParams");
 
 /// GemmParams for a planned problem on tile `config` (group of 8 cluster
 /// rows in the tile order). An operand read by at most two tiles, which the
 /// tile order runs side by side, is loaded with the L2 evict_first policy.
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
+
+/// Rows of A's TMA box per k-block (GemmParams::a_box_rows): bm, or for
+/// grouped-k tiles M rounded up to 8 when that is fewer.
+int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept;
 
 /// The five maps one launch passes, in the kernel's parameter order; c and
 /// f are the staged epilogue input's and output's, or copies of d's.

@@ -36,12 +36,15 @@ constexpr Sm90TileConfig kConfigs[] = {
     // whose warpgroups hold both accumulator sets (at most 128 columns).
     {128, 128, 1, 5, C::fp8, false, 1}, {128, 128, 2, 5, C::fp8, false, 1}, {64, 128, 1, 6, C::fp8, false, 1},
     {128, 64, 1, 8, C::fp8, false, 1},  {64, 64, 1, 13, C::fp8, false, 1},
+    // Skinny problems' weights streamed in 4-D boxes of several k-blocks
+    // (32 KB of B per load on both): 3 x 64 KB and 4 x 48 KB stages.
+    {64, 64, 1, 3, C::bits16, false, 0, 4}, {64, 128, 1, 4, C::bits16, false, 0, 2},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
 
 int shared_bytes_with(const Sm90TileConfig& c, int slots, int d_bytes) {
-  const int stage_bytes = (c.bm + c.bn) * 128;
+  const int stage_bytes = (c.bm + c.bn) * 128 * c.k_group;
   const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;  // 64 rows
   const int row_blocks = c.pingpong ? c.bm / 64 : 1;  // slot sets per consumer
   const int barrier_bytes = (2 * c.stages + 2) * 8;  // the ring's, and one per consumer for staged inputs
@@ -78,6 +81,12 @@ constexpr double kCooperativeEpilogueExposure = 1.02;
 /// M (zeros TMA fills in, and wgmmas over them): 128x64 took 71 us at M = 16,
 /// N = K = 8192 (bf16 A/B, e4m3 D); 64x128 then took 52 us.
 constexpr double kIdleConsumerCost = 1.4;
+/// A tile taller than M has TMA fill A's rows past M with zeros, which costs
+/// the load as much as rows it reads: at M = 16, N = K = 8192 (bf16) the
+/// 64x64 tile streamed B at 0.73 of copy bandwidth, a 4-D box of 4 k-blocks
+/// cut to A's 16 rows at 0.89 (bench/sm90_dev/tma_read.cu). Grouped-k tiles
+/// cut the box to M's rows.
+constexpr double kPaddedARowsCost = 1.2;
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
 /// on 64x128).
@@ -134,7 +143,8 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
-         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "");
+         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "") +
+         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
@@ -173,6 +183,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.tile = {c.bm, c.bn, c.bk()};
   md.cluster = {c.cluster_m, 1};
   md.stages = c.stages;
+  if (c.k_group > 1) md.extra["k_blocks_per_stage"] = std::to_string(c.k_group);
   md.extra["schedule"] = c.pingpong ? "pingpong" : "cooperative";
   md.extra["kernel"] = "sm90_gemm";
   md.extra["threads"] = "384";
@@ -201,7 +212,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const double M = static_cast<double>(p.M), N = static_cast<double>(p.N), K = static_cast<double>(p.K);
   const double bytes = L * ((M * K + K * N) * in_bytes + M * N * size_bytes(p.D.dtype));
   const double busy_ctas = static_cast<double>(std::min(cluster_tiles, slots) * c.cluster_m);
-  const double in_flight = busy_ctas * c.stages * c.bn * 128.0;
+  const double in_flight = busy_ctas * c.stages * c.k_group * c.bn * 128.0;
   const double rate = 1.0 / (1.0 / kDramBytesPerNs + kLoadLatencyNs / in_flight);
   // L2 -> shared memory: for every k-block each tile loads a 128-byte row
   // of K for each of its rows of A (only those inside M: TMA fills the rest
@@ -225,6 +236,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
+  if (c.k_group == 1 && p.M < c.bm) time *= kPaddedARowsCost;
   return time;
 }
 

@@ -33,6 +33,11 @@ struct Sm90TileConfig {
   /// the consumers ("promotion"; cooperative tiles at most 128 columns wide
   /// per warpgroup, which hold both accumulator sets).
   int promote_k_blocks = 0;
+  /// k-blocks per pipeline stage (Cfg::kKGroup): > 1 loads each operand's
+  /// k-blocks of a stage with one 4-D TMA box, A's cut to the rows of M the
+  /// tile holds; needs K-major A and B and K a multiple of bk() (the 64x64
+  /// and 64x128 tiles that stream skinny problems' weights).
+  int k_group = 1;
 
   /// Bytes of one A or B element: 1, 2 or 4.
   int operand_bytes() const noexcept;
@@ -50,7 +55,8 @@ struct Sm90TileConfig {
   int epilogue_slots(int d_bytes) const noexcept;
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;
-  /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong", "128x128x128_c1x1_precise".
+  /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong", "128x128x128_c1x1_precise",
+  /// "64x64x64_c1x1_kgroup4".
   std::string shape_name() const;
 };
 
@@ -69,7 +75,8 @@ inline constexpr int kSm90DefaultSmCount = 132;
 /// 64x64 with deep rings for memory-bound (skinny) problems, and (16-bit and
 /// fp8) 128x128 pingpong (1x1 and 2x1); fp8 ones accumulate fast, and fp8
 /// 128x128 (1x1 and 2x1), 64x128, 128x64 and 64x64 also come with precise
-/// accumulation (promote_k_blocks = 1).
+/// accumulation (promote_k_blocks = 1); 16-bit 64x64 and 64x128 also load
+/// 4 and 2 k-blocks per stage (k_group) for skinny problems.
 std::span<const Sm90TileConfig> sm90_tile_configs();
 
 /// Metadata: provider "sm90", name "sm90_wgmma_<shape>_<class>", tile,

@@ -425,13 +425,24 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
 TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   const Sm90TileConfig* narrow = nullptr;
   const Sm90TileConfig* wide = nullptr;
+  const Sm90TileConfig* grouped = nullptr;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     if (c.operands != Sm90OperandClass::bits16) continue;
-    if (c.bm == 64 && c.bn == 64) narrow = &c;
+    if (c.bm == 64 && c.bn == 64) (c.k_group == 1 ? narrow : grouped) = &c;
     if (c.bm == 128 && c.bn == 64) wide = &c;
   }
   ASSERT_NE(narrow, nullptr);
   ASSERT_NE(wide, nullptr);
+  ASSERT_NE(grouped, nullptr);
+  // The grouped 64x64 tile: 4 k-blocks of A and B per stage, ~96 KB of B in
+  // flight, and no room for a fourth stage.
+  EXPECT_EQ(grouped->k_group, 4);
+  EXPECT_EQ(grouped->shared_bytes(2), 1024 + grouped->stages * 4 * 128 * 128 + 2 * 64 * 64 + 16 * grouped->stages + 16);
+  EXPECT_GE(grouped->stages * grouped->k_group * grouped->bn * 128, 96 * 1024);
+  Sm90TileConfig deeper_grouped = *grouped;
+  ++deeper_grouped.stages;
+  EXPECT_GT(deeper_grouped.shared_bytes(4), detail::kSm90MaxSharedBytes);
+  EXPECT_EQ(grouped->shape_name(), "64x64x64_c1x1_kgroup4");
   // 64x64: each consumer owns 64 x 32; a 16-bit D is staged 64 bytes wide,
   // an f32 D 128 bytes wide, one chunk per consumer.
   EXPECT_EQ(narrow->warpgroup_n(), 32);
@@ -491,12 +502,15 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
 
 TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   // M = 16 and 128, N = K = 8192: the weights dominate the bytes; at M = 16
-  // 64x64 tiles put a CTA with a 13-stage ring on nearly every SM (64x128
-  // busies only 64 SMs); at M = 128 they would take two waves and re-read A
-  // from L2 for every 64 columns, and 64x128 wins (measured 48 vs 52 us).
-  EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1");
-  EXPECT_EQ(shape_of(best_for(128, 8192, 8192)), "64x128x64_c1x1");
-  EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1");
+  // 64x64 tiles put a CTA on nearly every SM (64x128 busies only 64 SMs),
+  // the grouped-k one with A's boxes cut to M's rows; at M = 128 64x64 would
+  // take two waves and re-read A from L2 for every 64 columns, and 64x128
+  // wins (measured 48 vs 52 us), grouped by the model (more B in flight).
+  // Where a problem's layout or K does not suit the grouped tiles,
+  // supports() leaves the plain ones.
+  EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1_kgroup4");
+  EXPECT_EQ(shape_of(best_for(128, 8192, 8192)), "64x128x64_c1x1_kgroup2");
+  EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1_kgroup4");
   // The model: memory-bound there (math below the bytes' time), and faster
   // than the 64x128 tile the compute-only model picked.
   detail::Problem p;
@@ -538,6 +552,28 @@ TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
             std::pair(0, 0));
   EXPECT_EQ(flags(HostProblem(DType::bf16, {2, 16, 256}, {}, {2, 256, 512}, {256 * 512, 1, 256}, DType::bf16)),
             std::pair(0, 1));
+}
+
+TEST(Sm90Plan, GroupedKTilesTakeKMajorOperandsWithWholeKBlocks) {
+  const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
+  Sm90Plan plan;
+  // A row-major, B column-major, K = 512: accepted; A's boxes hold M's 16 rows.
+  HostProblem ok(DType::bf16, {16, 512}, {}, {512, 256}, {1, 512}, DType::bf16);
+  ASSERT_TRUE(ok.plan(grouped, plan));
+  EXPECT_EQ(detail::sm90_gemm_params(ok.problem, plan, grouped).a_box_rows, 16);
+  EXPECT_EQ(detail::sm90_a_box_rows(13, grouped), 16);
+  EXPECT_EQ(detail::sm90_a_box_rows(1000, grouped), 64);
+  EXPECT_EQ(detail::sm90_a_box_rows(13, Sm90TileConfig{64, 64, 1, 13, Sm90OperandClass::bits16}), 64);
+  // B row-major (N contiguous): the plain tiles take it.
+  const std::string layout =
+      HostProblem(DType::bf16, {16, 512}, {}, {512, 256}, {}, DType::bf16).reason(grouped);
+  EXPECT_TRUE(contains(layout, "needs K-major A and B")) << layout;
+  // K not whole k-blocks, or fewer than a box's four.
+  const std::string ragged =
+      HostProblem(DType::bf16, {16, 520}, {}, {520, 256}, {1, 520}, DType::bf16).reason(grouped);
+  EXPECT_TRUE(contains(ragged, "K is 520")) << ragged;
+  EXPECT_TRUE(contains(ragged, "multiple of 64 and at least 256")) << ragged;
+  EXPECT_FALSE(HostProblem(DType::bf16, {16, 192}, {}, {192, 256}, {1, 192}, DType::bf16).plan(grouped, plan));
 }
 
 TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {

@@ -1,0 +1,97 @@
+// The grouped-k sm90 tiles (several k-blocks per stage, each operand's in
+// one 4-D TMA box, A's box cut to M's rows) against cpu_reference: skinny and
+// taller M (A boxes of 8 to 64 rows, rows past M never stored), N and K that
+// leave partial tiles and a partial last group of k-blocks, batches with a
+// shared B, a fused epilogue with reductions, and the tile the heuristic picks
+// for a skinny problem.
+#include "gpu/sm90_problem.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+constexpr const char* kEpilogue =
+    "def epi(accum, alpha, C, bias):\n    F = accum * alpha + C + bias\n    D = relu(F)\n"
+    "    colmax = max(F)\n    total = sum(D)\n    return D, F, colmax, total\n";
+
+struct Case {
+  std::int64_t L, M, N, K;
+  DType ab;
+  DType d;
+};
+
+class Sm90GroupedK : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+
+  /// A (L, M, K) row-major and B (L, K, N) column-major (both K-major), the
+  /// fused epilogue's operands, on `config`.
+  void run(const runtime::Driver& driver, const Case& c, const detail::Sm90TileConfig& config,
+           bool normal_data = false) {
+    SCOPED_TRACE("tile " + config.shape_name() + ", L M N K = " + std::to_string(c.L) + " " + std::to_string(c.M) +
+                 " " + std::to_string(c.N) + " " + std::to_string(c.K) + ", " + std::string(to_string(c.ab)) +
+                 ", D " + std::string(to_string(c.d)));
+    GpuProblem p(driver, rng);
+    add_padded_ab(p, c.ab, c.ab, c.L, c.M, c.N, c.K, true, true);
+    if (normal_data) {
+      p.fill_normal("A");
+      p.fill_normal("B", 0.25);
+    }
+    p.set_source(kEpilogue);
+    p.scalar("alpha", 0.75);
+    p.add("C", DType::f16, {c.L, c.M, c.N});
+    p.add("bias", DType::f32, {c.N});
+    p.add("D", c.d, {c.L, c.M, c.N}, padded_rows(c.d, {c.L, c.M, c.N}), true);
+    p.add("F", DType::f32, {c.L, c.M, c.N}, {}, true);
+    p.add("colmax", DType::f32, {c.L, 1, c.N}, {}, true);
+    p.add("total", DType::f32, {c.L, 1, 1}, {}, true);
+    const std::string name = run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    EXPECT_NE(name.find("kgroup"), std::string::npos) << name;
+  }
+};
+
+TEST_F(Sm90GroupedK, SkinnyAndTallerMWithPartialTilesAndGroups) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  // K / 64 k-blocks: 4 and 16 (whole groups), 65 and 18 (a partial last group
+  // of 1 and 2), 6 (two groups on 64x64); M from 1 (an 8-row A box) to 200
+  // (four tile rows of 64-row boxes, the last partial).
+  const Case cases[] = {{1, 1, 2048, 1024, DType::bf16, DType::bf16},  {1, 16, 1000, 4160, DType::bf16, DType::bf16},
+                        {1, 13, 2999, 256, DType::f16, DType::f32},    {1, 64, 640, 1152, DType::bf16, DType::f16},
+                        {1, 100, 2999, 1536, DType::f16, DType::f16},  {1, 128, 1283, 384, DType::bf16, DType::f32},
+                        {1, 200, 520, 4096, DType::bf16, DType::bf16}, {3, 16, 700, 512, DType::f16, DType::bf16}};
+  for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
+    for (const Case& c : cases) {
+      if (c.K < config.bk() * config.k_group) continue;  // the plan refuses fewer than one box of k-blocks
+      run(*driver, c, config);
+    }
+  }
+}
+
+TEST_F(Sm90GroupedK, NormalDataAndASharedB) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
+    run(*driver, {1, 32, 3000, 2048, DType::bf16, DType::f32}, config, true);
+    SCOPED_TRACE("B (1, K, N) shared by a batch of 2, tile " + config.shape_name());
+    const std::int64_t L = 2, M = 24, N = 777, K = 640;
+    GpuProblem p(*driver, rng);
+    p.add("A", DType::bf16, {L, M, K}, padded_rows(DType::bf16, {L, M, K}));
+    p.add("B", DType::bf16, {1, K, N}, padded_columns(DType::bf16, {1, K, N}));
+    p.set_source("def epi(accum, bias):\n    D = accum + bias\n    return D\n");
+    p.add("bias", DType::f32, {N});
+    p.add("D", DType::bf16, {L, M, N}, padded_rows(DType::bf16, {L, M, N}), true);
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
+}
+
+TEST_F(Sm90GroupedK, TheHeuristicStreamsSkinnyWeightsOnAGroupedTile) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem p(*driver, rng);
+  const std::int64_t M = 16, N = 4096, K = 4096;
+  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K, true, true);
+  p.set_source("def epi(accum):\n    D = accum\n    return D\n");
+  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
+  const std::string name = run_sm90_and_compare(p);
+  EXPECT_NE(name.find("64x64x64_c1x1_kgroup4"), std::string::npos) << name;
+}
+
+}  // namespace
+}  // namespace epigemm::testing
