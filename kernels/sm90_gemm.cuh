@@ -70,14 +70,22 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
     const int lb = p.b_batched ? tile.l : 0;
     if constexpr (Cfg::kKGroup > 1) {
       // One 4-D box per operand and stage: kKGroup k-blocks of p.a_box_rows
-      // rows of A and kBN rows of B (k-blocks past K arrive as zeros).
+      // rows of A and kBN rows of B (k-blocks past K arrive as zeros); an
+      // N-major B in one box of kKGroup * kBK rows per 64-column chunk.
       const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + Cfg::kBN) * 128);
       for (int kg = 0; kg < (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup; ++kg) {
         mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
         const u32 full = smem.full_bar(ring.stage);
         mbar_arrive_expect_tx(full, bytes);
         tma_load_4d(smem.tile_a(ring.stage), tma_a, full, hint_a, evict_first, 0, tile.m0, kg * Cfg::kKGroup, la);
-        tma_load_4d(smem.tile_b(ring.stage), tma_b, full, hint_b, evict_first, 0, tile.n0, kg * Cfg::kKGroup, lb);
+        if constexpr (Cfg::kMajorB == Major::K) {
+          tma_load_4d(smem.tile_b(ring.stage), tma_b, full, hint_b, evict_first, 0, tile.n0, kg * Cfg::kKGroup, lb);
+        } else {
+#pragma unroll
+          for (int c = 0; c < Cfg::kBN / 64; ++c)
+            tma_load_3d(smem.tile_b(ring.stage) + c * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first,
+                        tile.n0 + 64 * c, kg * Cfg::kKGroup * Cfg::kBK, lb);
+        }
         ring.next();
       }
     } else {
@@ -222,8 +230,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 
   // Stage-0 descriptors. K-major: 128-byte rows, 8-row atoms 1024 B apart; one
   // wgmma's K slice is 32 bytes along the row. MN-major: 64-element chunks
-  // kMnChunkBytes apart (LBO), 8-row K groups 1024 B apart (SBO); one wgmma's
-  // K slice is kInstK rows of 128 B.
+  // kMnChunkBytes apart (LBO; B's kBChunkStride), 8-row K groups 1024 B apart
+  // (SBO); one wgmma's K slice is kInstK rows of 128 B.
   u64 desc_a, desc_b;
   constexpr u32 kStepA = Cfg::kMajorA == Major::K ? 32 : Cfg::kInstK * 128;
   constexpr u32 kRowBlockA = Cfg::kMajorA == Major::K ? 64 * 128 : Cfg::kMnChunkBytes;  // 64 rows of A
@@ -235,9 +243,9 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   if constexpr (Cfg::kMajorB == Major::K)
     desc_b = make_desc_sw128(smem.tile_b(0) + wg_n * Cfg::kWgN * 128, 16, 1024);
   else  // a 32-wide warpgroup tile may start half-way into a 64-element chunk
-    desc_b = make_desc_sw128(smem.tile_b(0) + (wg_n * Cfg::kWgN / 64) * Cfg::kMnChunkBytes +
+    desc_b = make_desc_sw128(smem.tile_b(0) + (wg_n * Cfg::kWgN / 64) * Cfg::kBChunkStride +
                                  (wg_n * Cfg::kWgN % 64) * Cfg::kInBytes,
-                             Cfg::kMnChunkBytes, 1024);
+                             Cfg::kBChunkStride, 1024);
 
   // Per row block (and accumulator chain): (T128,V(kWgN/2)) -> (M64,N kWgN).
   constexpr int kSets = Cfg::kWgRows * Cfg::kAccChains;
@@ -290,7 +298,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       wgmma_fence();
 #pragma unroll
       for (int j = 0; j < Cfg::kKGroup; ++j) {
-        const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * Cfg::kTileBBytes;
+        const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * Cfg::kBKBlockStride;
 #pragma unroll
         for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
           // The first k-step of a tile into each set overwrites it (scale-d = 0).

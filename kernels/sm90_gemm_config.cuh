@@ -79,9 +79,10 @@ struct AccumulatorOf<unsigned char> {
 /// of the running sum); n > 0 (fp8 only) has the wgmmas of n k-blocks at a
 /// time accumulate into a second fragment that is then added into the
 /// accumulators with f32 FADDs ("promotion", precise accumulation);
-/// kKGroup: k-blocks per pipeline stage, each operand's brought by one TMA
-/// load of a 4-D box ({kBK, rows, k-blocks, 1} of the {kBK, rows, K / kBK,
-/// L} view; K-major A and B, K a multiple of kBK, 1x1 clusters): fewer and
+/// kKGroup: k-blocks per pipeline stage, A's brought by one TMA load of a 4-D
+/// box ({kBK, rows, k-blocks, 1} of the {kBK, M, K / kBK, L} view: K-major
+/// A, K a multiple of kBK), B's by one such box when K-major, else by one
+/// box of kKGroup * kBK rows per 64-column chunk; 1x1 clusters: fewer and
 /// larger loads, which streams a skinny problem's weights faster.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
@@ -140,6 +141,11 @@ struct GemmConfig {
   static constexpr int kStageABytes = kKGroup * kTileABytes;
   static constexpr int kStageBytes = kKGroup * (kTileABytes + kTileBBytes);
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
+  /// An MN-major B's 64-column chunks lie this far apart in a stage (a
+  /// grouped stage holds each chunk's kKGroup k-blocks together, one TMA box
+  /// of kKGroup * kBK rows), and one k-block of B this far from the last.
+  static constexpr int kBChunkStride = kKGroup * kMnChunkBytes;
+  static constexpr int kBKBlockStride = kMajorB_ == Major::MN ? kMnChunkBytes : kTileBBytes;
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
   /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
   /// tile when it is narrower (32 columns of a 16-bit D, 64 of an fp8 D: 64 bytes).
@@ -208,9 +214,9 @@ struct GemmConfig {
                 "promotion holds two accumulator sets: warpgroup tiles at most 128 columns wide");
   static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
   static_assert(kKGroup >= 1, "kKGroup counts k-blocks per stage");
-  static_assert(kKGroup == 1 || (kMajorA == Major::K && kMajorB == Major::K && kClusterM == 1 &&
-                                 kPromoteKBlocks == 0 && !kPingpong),
-                "grouped-k stages need K-major operands, a 1x1 cluster and the plain cooperative loop");
+  static_assert(kKGroup == 1 || (kMajorA == Major::K && kClusterM == 1 && kPromoteKBlocks == 0 && !kPingpong),
+                "grouped-k stages need a K-major A, a 1x1 cluster and the plain cooperative loop");
+  static_assert(kKGroup * kBK <= 256, "a grouped N-major B box is at most 256 rows of K");
 };
 
 }  // namespace epigemm::sm90

@@ -1,5 +1,6 @@
-// The grouped-k sm90 tiles (several k-blocks per stage, each operand's in
-// one 4-D TMA box, A's box cut to M's rows) against cpu_reference: skinny and
+// The grouped-k sm90 tiles (several k-blocks per stage, A's in one 4-D TMA
+// box cut to M's rows, B's in one box per stage or per 64 columns) against
+// cpu_reference, B of either major: skinny and
 // taller M (A boxes of 8 to 64 rows, rows past M never stored), N and K that
 // leave partial tiles and a partial last group of k-blocks, batches with a
 // shared B, a fused epilogue with reductions, and the tile the heuristic picks
@@ -23,15 +24,15 @@ class Sm90GroupedK : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};
 
-  /// A (L, M, K) row-major and B (L, K, N) column-major (both K-major), the
-  /// fused epilogue's operands, on `config`.
-  void run(const runtime::Driver& driver, const Case& c, const detail::Sm90TileConfig& config,
+  /// A (L, M, K) row-major (K-major), B (L, K, N) column-major (K-major) or
+  /// row-major (N-major), the fused epilogue's operands, on `config`.
+  void run(const runtime::Driver& driver, const Case& c, const detail::Sm90TileConfig& config, bool b_k_major,
            bool normal_data = false) {
     SCOPED_TRACE("tile " + config.shape_name() + ", L M N K = " + std::to_string(c.L) + " " + std::to_string(c.M) +
                  " " + std::to_string(c.N) + " " + std::to_string(c.K) + ", " + std::string(to_string(c.ab)) +
-                 ", D " + std::string(to_string(c.d)));
+                 ", D " + std::string(to_string(c.d)) + (b_k_major ? ", B column-major" : ", B row-major"));
     GpuProblem p(driver, rng);
-    add_padded_ab(p, c.ab, c.ab, c.L, c.M, c.N, c.K, true, true);
+    add_padded_ab(p, c.ab, c.ab, c.L, c.M, c.N, c.K, true, b_k_major);
     if (normal_data) {
       p.fill_normal("A");
       p.fill_normal("B", 0.25);
@@ -61,7 +62,7 @@ TEST_F(Sm90GroupedK, SkinnyAndTallerMWithPartialTilesAndGroups) {
   for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
     for (const Case& c : cases) {
       if (c.K < config.bk() * config.k_group) continue;  // the plan refuses fewer than one box of k-blocks
-      run(*driver, c, config);
+      for (const bool b_k_major : {true, false}) run(*driver, c, config, b_k_major);
     }
   }
 }
@@ -69,7 +70,8 @@ TEST_F(Sm90GroupedK, SkinnyAndTallerMWithPartialTilesAndGroups) {
 TEST_F(Sm90GroupedK, NormalDataAndASharedB) {
   EPIGEMM_REQUIRE_SM90(driver);
   for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
-    run(*driver, {1, 32, 3000, 2048, DType::bf16, DType::f32}, config, true);
+    run(*driver, {1, 32, 3000, 2048, DType::bf16, DType::f32}, config, true, true);
+    run(*driver, {1, 48, 2500, 1024, DType::f16, DType::f32}, config, false, true);
     SCOPED_TRACE("B (1, K, N) shared by a batch of 2, tile " + config.shape_name());
     const std::int64_t L = 2, M = 24, N = 777, K = 640;
     GpuProblem p(*driver, rng);
@@ -84,13 +86,16 @@ TEST_F(Sm90GroupedK, NormalDataAndASharedB) {
 
 TEST_F(Sm90GroupedK, TheHeuristicStreamsSkinnyWeightsOnAGroupedTile) {
   EPIGEMM_REQUIRE_SM90(driver);
-  GpuProblem p(*driver, rng);
-  const std::int64_t M = 16, N = 4096, K = 4096;
-  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K, true, true);
-  p.set_source("def epi(accum):\n    D = accum\n    return D\n");
-  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
-  const std::string name = run_sm90_and_compare(p);
-  EXPECT_NE(name.find("64x64x64_c1x1_kgroup4"), std::string::npos) << name;
+  for (const bool b_k_major : {true, false}) {
+    SCOPED_TRACE(b_k_major ? "B column-major" : "B row-major");
+    GpuProblem p(*driver, rng);
+    const std::int64_t M = 16, N = 4096, K = 4096;
+    add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K, true, b_k_major);
+    p.set_source("def epi(accum):\n    D = accum\n    return D\n");
+    p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
+    const std::string name = run_sm90_and_compare(p);
+    EXPECT_NE(name.find("64x64x64_c1x1_kgroup4"), std::string::npos) << name;
+  }
 }
 
 }  // namespace

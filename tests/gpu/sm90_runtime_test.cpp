@@ -120,7 +120,7 @@ TEST_F(Sm90Runtime, OperatorsCarryTheirMetadata) {
     EXPECT_TRUE(md.cluster.m == 1 || md.cluster.m == 2) << md.name;
     EXPECT_GE(md.stages, 3) << md.name;
     EXPECT_FALSE(md.extra.at("dtypes").empty());
-    // B is row-major here: the grouped-k tiles need it column-major.
+    // K = 8 here: the grouped-k tiles need whole boxes of k-blocks.
     const bool grouped = md.extra.count("k_blocks_per_stage") != 0;
     EXPECT_EQ(static_cast<bool>(c.status), md.extra.at("dtypes") == "f16,bf16" && !grouped)
         << md.name << ": " << c.status.reason();

@@ -558,16 +558,18 @@ TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
 }
 
 TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
-  // Both operands K-major and K = 256 (whole boxes of 4 k-blocks): the seed
-  // and coverage epilogues, reductions and an fp8 D on each grouped tile.
+  // A K-major, B of either major, K = 256 (whole boxes of 4 k-blocks): the
+  // seed and coverage epilogues on each grouped tile.
   std::vector<Sm90Job> jobs;
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   int grouped = 0;
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
     if (config.k_group == 1) continue;
     ++grouped;
-    for (const auto& c : seed_epilogues())
+    for (const auto& c : seed_epilogues()) {
       jobs.push_back(make_job("grouped_" + c.name, c, kF16, config, true, true, rng, nullptr, 256));
+      jobs.push_back(make_job("grouped_n_major_b_" + c.name, c, kF16, config, true, false, rng, nullptr, 256));
+    }
     for (const auto& c : coverage_epilogues())
       jobs.push_back(make_job("grouped_" + c.name, c, bf16, config, true, true, rng, nullptr, 256));
   }

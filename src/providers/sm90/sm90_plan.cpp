@@ -297,14 +297,14 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
-/// The grouped-k tiles' own conditions: K-major operands and whole k-blocks.
+/// The grouped-k tiles' own conditions: a K-major A and whole k-blocks.
 Status check_grouped_k(const Problem& p, const Sm90TileConfig& config, const Sm90Plan& plan) {
   if (config.k_group == 1) return Status::ok();
   const std::string tile = "the " + config.shape_name() + " tile";
-  if (!plan.a_k_major || !plan.b_k_major) {
+  if (!plan.a_k_major) {
     return Status::unsupported(tile + " loads " + std::to_string(config.k_group) +
-                               " k-blocks per box and needs K-major A and B (A row-major, B column-major); "
-                               "the other tiles take this layout");
+                               " k-blocks of A per box and needs A K-major (row-major); the other tiles take "
+                               "this layout");
   }
   const std::int64_t bk = config.bk();
   if (p.K % bk != 0 || p.K / bk < config.k_group) {

@@ -121,8 +121,13 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
     const unsigned rows = static_cast<unsigned>(sm90_a_box_rows(static_cast<std::int64_t>(plan.a.dims[1]), config_));
     encode_grouped(driver, plan.a, static_cast<unsigned>(bk), rows, static_cast<unsigned>(config_.k_group),
                    "encoding the TMA tensor map of A", maps_.a);
-    encode_grouped(driver, plan.b, static_cast<unsigned>(bk), static_cast<unsigned>(config_.bn),
-                   static_cast<unsigned>(config_.k_group), "encoding the TMA tensor map of B", maps_.b);
+    if (plan.b_k_major) {
+      encode_grouped(driver, plan.b, static_cast<unsigned>(bk), static_cast<unsigned>(config_.bn),
+                     static_cast<unsigned>(config_.k_group), "encoding the TMA tensor map of B", maps_.b);
+    } else {  // {N, K, L}: per 64-column chunk, a box of k_group k-blocks of rows
+      encode_one(driver, plan.b, 64, static_cast<unsigned>(bk * config_.k_group), "encoding the TMA tensor map of B",
+                 maps_.b);
+    }
   } else {
     encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
     encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);

@@ -33,10 +33,11 @@ struct Sm90TileConfig {
   /// the consumers ("promotion"; cooperative tiles at most 128 columns wide
   /// per warpgroup, which hold both accumulator sets).
   int promote_k_blocks = 0;
-  /// k-blocks per pipeline stage (Cfg::kKGroup): > 1 loads each operand's
-  /// k-blocks of a stage with one 4-D TMA box, A's cut to the rows of M the
-  /// tile holds; needs K-major A and B and K a multiple of bk() (the 64x64
-  /// and 64x128 tiles that stream skinny problems' weights).
+  /// k-blocks per pipeline stage (Cfg::kKGroup): > 1 loads A's k-blocks of a
+  /// stage with one 4-D TMA box cut to the rows of M the tile holds, and B's
+  /// with one box (K-major) or one per 64 columns (N-major); needs a K-major
+  /// A and K a multiple of bk() (the 64x64 and 64x128 tiles that stream
+  /// skinny problems' weights).
   int k_group = 1;
 
   /// Bytes of one A or B element: 1, 2 or 4.

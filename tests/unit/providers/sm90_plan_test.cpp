@@ -554,7 +554,7 @@ TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
             std::pair(0, 1));
 }
 
-TEST(Sm90Plan, GroupedKTilesTakeKMajorOperandsWithWholeKBlocks) {
+TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
   Sm90Plan plan;
   // A row-major, B column-major, K = 512: accepted; A's boxes hold M's 16 rows.
@@ -564,10 +564,12 @@ TEST(Sm90Plan, GroupedKTilesTakeKMajorOperandsWithWholeKBlocks) {
   EXPECT_EQ(detail::sm90_a_box_rows(13, grouped), 16);
   EXPECT_EQ(detail::sm90_a_box_rows(1000, grouped), 64);
   EXPECT_EQ(detail::sm90_a_box_rows(13, Sm90TileConfig{64, 64, 1, 13, Sm90OperandClass::bits16}), 64);
-  // B row-major (N contiguous): the plain tiles take it.
+  // B row-major (N contiguous) too; A column-major only on the plain tiles.
+  EXPECT_TRUE(HostProblem(DType::bf16, {16, 512}, {}, {512, 256}, {}, DType::bf16).plan(grouped, plan));
+  EXPECT_FALSE(plan.b_k_major);
   const std::string layout =
-      HostProblem(DType::bf16, {16, 512}, {}, {512, 256}, {}, DType::bf16).reason(grouped);
-  EXPECT_TRUE(contains(layout, "needs K-major A and B")) << layout;
+      HostProblem(DType::bf16, {16, 512}, {1, 16}, {512, 256}, {}, DType::bf16).reason(grouped);
+  EXPECT_TRUE(contains(layout, "needs A K-major (row-major)")) << layout;
   // K not whole k-blocks, or fewer than a box's four.
   const std::string ragged =
       HostProblem(DType::bf16, {16, 520}, {}, {520, 256}, {1, 520}, DType::bf16).reason(grouped);
