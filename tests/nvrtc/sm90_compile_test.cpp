@@ -34,11 +34,11 @@ struct Sm90Job {
 /// 16 x 8-bit), so the plan accepts every layout.
 constexpr std::int64_t kL = 2, kM = 8, kN = 16, kK = 32;
 
-/// Every configuration but the grouped-k ones, which need K-major operands
-/// and K >= 256 (GroupedKTilesOnTheirLayout compiles those).
+/// Every configuration but the grouped-k ones, which need a K-major A and
+/// K >= 256 (GroupedKTilesOnTheirLayout compiles those).
 std::vector<Sm90TileConfig> plain_tile_configs() {
   std::vector<Sm90TileConfig> out;
-  for (const auto& c : plain_tile_configs()) {
+  for (const auto& c : detail::sm90_tile_configs()) {
     if (c.k_group == 1) out.push_back(c);
   }
   return out;
