@@ -125,7 +125,7 @@ std::string meta_json(const Flags& flags, const cudaDeviceProp& prop, int target
     << ",\"l2_bytes\":" << prop.l2CacheSize << ",\"cuda_driver_api\":" << driver << ",\"cuda_runtime\":" << runtime
     << ",\"cublaslt\":" << cublasLtGetVersion() << ",\"seed\":" << flags.seed
     << ",\"mode\":" << eb::json_string(flags.quick ? "quick" : "full") << ",\"only\":" << eb::json_string(flags.only)
-    << ",\"flush_bytes\":" << kFlushBytes << ",\"flush_ms\":" << flush_ms
+    << ",\"flush\":\"read\",\"flush_bytes\":" << kFlushBytes << ",\"flush_ms\":" << flush_ms
     << ",\"budget_s\":" << flags.runner.timer.budget_s << ",\"fixed_reps\":" << flags.runner.timer.fixed_reps
     << ",\"samples\":" << flags.runner.samples << "}}";
   return o.str();
@@ -160,7 +160,7 @@ int run(const Flags& flags) {
   if (!json) throw eb::BenchError("cannot write " + flags.json_path);
   json << meta_json(flags, prop, target_sm, timer.flush_ms()) << "\n" << std::flush;
   std::cout << "GPU " << prop.name << " (sm_" << target_sm << ", " << prop.multiProcessorCount
-            << " SMs), seed " << flags.seed << ", L2 flush " << (kFlushBytes >> 20) << " MiB ("
+            << " SMs), seed " << flags.seed << ", L2 flush: read " << (kFlushBytes >> 20) << " MiB ("
             << timer.flush_ms() << " ms)\n"
             << std::flush;
 

@@ -8,6 +8,16 @@ import math
 import sys
 
 
+def flush_text(meta):
+    """How the run emptied L2 before every timed run."""
+    mib = meta.get("flush_bytes", 0) >> 20
+    if meta.get("flush") == "read":
+        return (f"a kernel reads a {mib} MiB buffer before every timed run to flush L2 (default-policy loads: "
+                "the operands are evicted and L2 is left clean, so no timed run pays for writing back the "
+                "flush's own dirty lines)")
+    return f"a {mib} MiB buffer is rewritten before every timed run to flush L2"
+
+
 def load(path):
     meta, rows = {}, []
     with open(path) as f:
@@ -215,8 +225,7 @@ def main():
                   ""]
     lines += [
         "Method: epigemm and its anchors run in one process, interleaved every repetition (the first "
-        "variant rotates), a " + f"{meta.get('flush_bytes', 0) >> 20} MiB buffer is rewritten before every timed run "
-        "to flush L2, times are CUDA-event medians of many runs (count sized to "
+        "variant rotates), " + flush_text(meta) + ", times are CUDA-event medians of many runs (count sized to "
         f"{meta.get('budget_s', '?')} s per row), on fresh random data. Every epigemm result (and every anchor) "
         "is checked first, on outputs poisoned with NaN, against a double-precision reference at "
         f"{meta.get('samples', '?')} sampled elements, and scanned whole for NaN.",

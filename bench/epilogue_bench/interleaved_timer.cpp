@@ -1,5 +1,5 @@
-// InterleavedTimer: CUDA events around each run, an L2 flush (a memset of a
-// large buffer) before each, variants alternated round by round with the
+// InterleavedTimer: CUDA events around each run, an L2 flush (a read of a
+// large buffer, L2Flush) before each, variants alternated round by round with the
 // starting variant rotating, and a repetition count sized to a time budget.
 #include "interleaved_timer.hpp"
 
@@ -57,17 +57,15 @@ double quantile(std::vector<double> values, double q) {
 }
 
 InterleavedTimer::InterleavedTimer(cudaStream_t stream, std::size_t flush_bytes)
-    : stream_(stream), flush_buffer_(flush_bytes) {}
+    : stream_(stream), flush_(flush_bytes) {}
 
-void InterleavedTimer::flush(int round) {
-  BENCH_CUDA(cudaMemsetAsync(flush_buffer_.data(), round & 0xFF, flush_buffer_.bytes(), stream_));
-}
+void InterleavedTimer::flush() { flush_.run(stream_); }
 
 double InterleavedTimer::flush_ms() {
   if (flush_ms_ < 0.0) {
-    const TimedVariant memset_only{"flush", [this](cudaStream_t) { flush(7); }};
+    const TimedVariant flush_only{"flush", [this](cudaStream_t) { flush(); }};
     std::vector<std::vector<double>> times(1);
-    run_rounds({memset_only}, 20, 0, times);
+    run_rounds({flush_only}, 20, 0, times);
     flush_ms_ = median(times[0]);
   }
   return flush_ms_;
@@ -84,7 +82,7 @@ void InterleavedTimer::run_rounds(const std::vector<TimedVariant>& variants, int
       for (std::size_t j = 0; j < nv; ++j) {
         const std::size_t v = (j + static_cast<std::size_t>(round)) % nv;  // rotate who goes first
         const std::size_t slot = static_cast<std::size_t>(r) * nv + v;
-        flush(round);
+        flush();
         BENCH_CUDA(cudaEventRecord(events.start(slot), stream_));
         variants[v].launch(stream_);
         BENCH_CUDA(cudaEventRecord(events.stop(slot), stream_));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench_tensor.hpp"
+#include "l2_flush.hpp"
 
 namespace epigemm::bench {
 
@@ -37,8 +38,8 @@ struct TimerOptions {
 
 class InterleavedTimer {
  public:
-  /// `flush_bytes` of device memory are rewritten before every timed run so
-  /// that no operand stays in L2 (the H200 has 60 MB of it).
+  /// `flush_bytes` of device memory are read before every timed run so that
+  /// no operand stays in L2 (the H200 has 60 MB of it); see L2Flush.
   InterleavedTimer(cudaStream_t stream, std::size_t flush_bytes);
 
   /// Medians (and spread) for each variant, in the order given.
@@ -48,13 +49,13 @@ class InterleavedTimer {
   double flush_ms();
 
  private:
-  void flush(int round);
+  void flush();
   /// Times `reps` interleaved rounds; appends each variant's times (ms).
   void run_rounds(const std::vector<TimedVariant>& variants, int reps, int first_round,
                   std::vector<std::vector<double>>& times);
 
   cudaStream_t stream_;
-  DeviceMemory flush_buffer_;
+  L2Flush flush_;
   double flush_ms_ = -1.0;
 };
 
