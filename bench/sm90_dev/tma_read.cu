@@ -1,11 +1,17 @@
-// TMA read ceiling of the card for the skinny GEMM's operand stream: B is a
-// bf16 8192 x 8192 matrix, K contiguous (128 MB, like the weights at M = 16,
-// N = K = 8192). Each work unit is a band of R rows of B (N) times a range of
-// K; a CTA streams the 128-byte-wide boxes (R rows x 64 K) of its units
-// through an mbarrier ring of S stages, as the GEMM's producer does, and a
-// consumer warp releases each stage as soon as it lands (no math). Reported as
-// the benchmark's "of copy" (bytes read / time over bytes read + written /
-// device-to-device copy time), best of 10 event-timed runs after an L2 flush.
+// How fast the card streams the skinny GEMM's weights, by load mechanism: B
+// is a bf16 8192 x 8192 matrix, K contiguous (128 MB, like the weights at
+// M = 16, N = K = 8192). Each work unit is a band of R rows of B (N) times a
+// range of K; a CTA streams its units through an mbarrier ring of S stages, as
+// the GEMM's producer does, and a consumer warp releases each stage as soon
+// as it lands (no math). Mechanisms: tma_stream (2-D boxes of R rows x 64 K,
+// optionally several per stage, an evict_first hint, a 16-row A beside B),
+// tma_stream3d (one 4-D box of several k-blocks per operand and stage: the
+// grouped-k tiles), cpasync_stream (16-byte cp.async by 128 threads),
+// bulk_stream (1-D bulk copies), ldg_stream (plain loads in the mma.sync
+// fragment pattern). Each runs after two kinds of L2 flush: a 256 MB memset
+// (leaves dirty lines) and a 256 MB read (leaves L2 clean). Reported as the
+// benchmark's "of copy" (bytes read / time over bytes read + written /
+// device-to-device copy time), best of 10 event-timed runs.
 // Build: nvcc -O3 -std=c++17 -arch=sm_90a -o tma_read bench/sm90_dev/tma_read.cu -lcuda
 #include <cuda.h>
 #include <cuda_runtime.h>
