@@ -46,11 +46,16 @@ const char* kUsage =
     "  --quick      three small cases (bf16 4096^3, bf16 16x8192x8192, e4m3 4096^3) instead of the suite\n"
     "  --list       print the rows that would run, then exit\n"
     "  --json PATH  where the results go, one JSON object per line (default epilogue_bench.jsonl)\n"
-    "  --only TEXT  only rows whose \"dtype shape epilogue\" label contains TEXT (e.g. \"bf16 8192^3\")\n"
+    "  --only TEXT  only rows whose \"dtype shape epilogue\" label contains TEXT (e.g. \"bf16 8192^3\",\n"
+    "               or \"B col-major\" for the rows with a column-major B, see below)\n"
     "  --operator NAME  only epigemm operators whose name contains NAME\n"
     "  --seed N     seed for the random data (default: a fresh one each run)\n"
     "  --reps N     exactly N timed runs of each variant (default: sized to --budget)\n"
-    "  --budget S   seconds of timed runs per row (default 1.5)\n";
+    "  --budget S   seconds of timed runs per row (default 1.5)\n"
+    "B's layout: the 16-bit rows hold B (K, N) row-major (N contiguous), except the rows whose dtype\n"
+    "reads \"bf16 B col-major\" (M = 16 and 128, N = K = 8192): there B is column-major (K contiguous,\n"
+    "strides (1, K)), i.e. x @ W^T for an nn.Linear weight W (N, K) as PyTorch stores it. fp8, tf32\n"
+    "and int8 rows always take B column-major (wgmma and cuBLASLt need them K-major), without a marker.\n";
 
 Flags parse_flags(int argc, char** argv) {
   Flags f;

@@ -92,6 +92,17 @@ def markdown_table(rows):
     return "\n".join(lines)
 
 
+# Which rows take B (K, N) in which layout; epigemm, the cuBLASLt anchors and
+# the copy all read the same B.
+B_LAYOUT_TEXT = (
+    "B layout: the bf16 and f16 rows take B (K, N) row-major (N contiguous), as the issue's rows do, "
+    "except the extra rows whose dtype reads \"bf16 B col-major\" (M = 16 and 128, N = K = 8192): "
+    "they take it column-major (K contiguous, strides (1, K)), B = W^T of an nn.Linear weight W (N, K) "
+    "stored row-major, as in LLM inference; their cuBLASLt anchors run the same layout (TN) and their "
+    "copy moves the same bytes. fp8, tf32 and int8 rows always take B column-major (K-major), as wgmma "
+    "and cuBLASLt need.")
+
+
 # Operand dtypes the issue sets no target for: their rows are informational.
 INFORMATIONAL_DTYPES = ("tf32", "i8")
 
@@ -235,6 +246,8 @@ def main():
         "ratio vs fused = epigemm time / cuBLASLt's own fused epilogue where it has one. "
         "BW frac = weights bytes / time over the bandwidth of a device-to-device copy of the weights "
         "measured in the same run (bytes read + written). [fallback] marks rows the sm90 provider did not run.",
+        "",
+        B_LAYOUT_TEXT,
         "",
         markdown_table(rows),
         "",

@@ -77,8 +77,12 @@ EpilogueValues reference_epilogue(EpilogueKind kind, double accum, const Epilogu
 
 std::string BenchCase::dtype_label() const {
   const std::string accumulation = fp8_accumulation_name();
-  return std::string(to_string(ab)) + (accumulation.empty() ? "" : " " + accumulation + "-acc");
+  std::string text = std::string(to_string(ab)) + (accumulation.empty() ? "" : " " + accumulation + "-acc");
+  if (b_layout == BLayout::col_major) text += " " + std::string(kColMajorBMarker);
+  return text;
 }
+
+bool BenchCase::b_col_major() const noexcept { return b_layout == BLayout::col_major || k_major_b(ab); }
 
 std::string BenchCase::label() const { return dtype_label() + " " + shape.label(); }
 
@@ -94,6 +98,11 @@ std::vector<BenchCase> full_suite() {
   std::vector<BenchCase> cases;
   for (DType ab : {DType::bf16, DType::f16}) {
     for (const Shape& s : shapes) cases.push_back({ab, s, all});
+    if (ab != DType::bf16) continue;
+    // The skinny shapes again with B = W^T of an nn.Linear weight W (N, K).
+    for (const Shape& s : {shapes[4], shapes[5]}) {
+      cases.push_back({.ab = ab, .shape = s, .epilogues = all, .b_layout = BLayout::col_major});
+    }
   }
   const std::vector<EpilogueKind> fp8{EpilogueKind::none, EpilogueKind::scale_amax};
   cases.push_back({DType::e4m3, {8192, 8192, 8192}, fp8, Fp8Accumulation::fast});

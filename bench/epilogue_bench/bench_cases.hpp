@@ -63,15 +63,29 @@ EpilogueValues reference_epilogue(EpilogueKind kind, double accum, const Epilogu
 /// (its metadata's "fp8_accumulation") and cuBLASLt's CUBLASLT_MATMUL_DESC_FAST_ACCUM.
 enum class Fp8Accumulation { fast, precise };
 
+/// How a 16-bit B (K, N) is laid out. row_major: N contiguous, strides
+/// (N, 1). col_major: K contiguous, strides (1, K), i.e. B = W^T for an
+/// nn.Linear weight W (N, K) stored row-major, as LLM inference multiplies.
+enum class BLayout { row_major, col_major };
+
+/// The marker a col_major row carries in its dtype label (and so in its
+/// row label, which --only matches).
+inline constexpr std::string_view kColMajorBMarker = "B col-major";
+
 /// One problem: operand dtype, shape and the epilogues to run on it.
 struct BenchCase {
   DType ab = DType::bf16;
   Shape shape;
   std::vector<EpilogueKind> epilogues;
   Fp8Accumulation fp8_accumulation = Fp8Accumulation::precise;  ///< fp8 operands only
-  /// "bf16", "e4m3 fast-acc", "e4m3 precise-acc"
+  /// 16-bit operands only: fp8, tf32 and int8 B is K-major whatever this says.
+  BLayout b_layout = BLayout::row_major;
+  /// Whether B is column-major (K-major): asked for, or forced by the dtype.
+  bool b_col_major() const noexcept;
+  /// "bf16", "bf16 B col-major", "e4m3 fast-acc", "e4m3 precise-acc" (the
+  /// marker only where the layout was asked for, not where the dtype forces it)
   std::string dtype_label() const;
-  /// "bf16 8192^3", "e4m3 fast-acc 8192^3"
+  /// "bf16 8192^3", "bf16 B col-major 16x8192x8192", "e4m3 fast-acc 8192^3"
   std::string label() const;
   /// For fp8 operands the accumulation's metadata value ("fast" or
   /// "precise"), else empty (any operator).
@@ -92,8 +106,9 @@ struct BenchCase {
 inline bool k_major_b(DType ab) noexcept { return is_fp8(ab) || ab == DType::tf32 || is_integer(ab); }
 
 /// Every case of the issue: bf16 and f16 at six shapes with all six
-/// epilogues, fp8 e4m3 8192^3 with none and scale_amax twice: epigemm's and
-/// cuBLASLt's fast accumulation, then both precise (each library's default);
+/// epilogues (B row-major), plus bf16 M = 16 and 128, N = K = 8192 with a
+/// column-major B (all six epilogues); fp8 e4m3 8192^3 with none and
+/// scale_amax twice: epigemm's and cuBLASLt's fast accumulation, then both precise (each library's default);
 /// then tf32 (f32 D) and int8 (i32 D) at 8192^3 and 4096^3 with none and
 /// alpha_beta (informational rows: the issue sets no target for them).
 std::vector<BenchCase> full_suite();

@@ -25,7 +25,9 @@ struct CaseData {
   double beta = 1.0;
 
   BenchTensor A;  ///< (M, K) row-major
-  BenchTensor B;  ///< (K, N): row-major, or column-major (strides (1, K)) for fp8, tf32 and int8
+  /// (K, N): row-major, or column-major (strides (1, K)) where
+  /// spec.b_col_major() (fp8, tf32, int8, and rows marked "B col-major")
+  BenchTensor B;
   BenchTensor C;  ///< (M, N) in the output dtype
   BenchTensor row_bias;  ///< (N,)
   BenchTensor col_bias;  ///< (M, 1)

@@ -56,6 +56,7 @@ LtAnchorConfig gemm_config(const CaseData& d) {
   c.c_dtype = c.d_dtype = d.spec.out_dtype();
   c.A = d.A.device();
   c.B = d.B.device();
+  c.b_col_major = d.spec.b_col_major();
   c.C = c.D = d.anchor_D.device();
   if (is_fp8(d.spec.ab)) c.a_scale = c.b_scale = static_cast<const float*>(d.ones.device());
   // The anchor accumulates as the row's epigemm operator does.
@@ -113,6 +114,8 @@ std::optional<FusedAnchor> fused_anchor(EpilogueKind kind, CaseData& d) {
   return f;
 }
 
+std::string b_layout_name(const BenchCase& c) { return c.b_col_major() ? "col-major" : "row-major"; }
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -146,6 +149,7 @@ void CaseRunner::run(const BenchCase& c, std::uint64_t seed, const std::function
       row = run_epilogue(kind, data, spot);
     } catch (const std::exception& e) {
       row.dtype = c.dtype_label();
+      row.b_layout = b_layout_name(c);
       row.shape = c.shape;
       row.epilogue = std::string(epilogue_label(kind));
       row.error = e.what();
@@ -164,6 +168,7 @@ void CaseRunner::run(const BenchCase& c, std::uint64_t seed, const std::function
 RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck& spot) {
   RowResult row;
   row.dtype = data.spec.dtype_label();
+  row.b_layout = b_layout_name(data.spec);
   row.shape = data.spec.shape;
   row.epilogue = std::string(epilogue_label(kind));
   const SpotCheck::Expected expected = [&data, kind](double acc, std::int64_t m, std::int64_t n) {

@@ -47,7 +47,7 @@ void LtAnchor::build() {
   const LtAnchorConfig& config = config_;
   const Shape& s = config.shape;
   const bool fp8 = is_fp8(config.ab);
-  const bool k_major = k_major_b(config.ab);
+  const bool k_major = config.b_col_major || k_major_b(config.ab);
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   cudaDataType_t scale_type = CUDA_R_32F;
   if (config.ab == DType::tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
@@ -64,7 +64,8 @@ void LtAnchor::build() {
   }
   BENCH_CUBLAS(cublasLtMatmulDescCreate(&desc_, compute, scale_type));
   // NOTE: fp8, tf32 and int8 need both operands K-major ("TN"): cuBLASLt's A
-  // is our column-major B viewed as K x N (ld K), transposed.
+  // is our column-major B viewed as K x N (ld K), transposed. A column-major
+  // 16-bit B (an nn.Linear weight (N, K)) takes the same path.
   const cublasOperation_t trans_a = k_major ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t trans_b = CUBLAS_OP_N;
   set_desc(desc_, CUBLASLT_MATMUL_DESC_TRANSA, trans_a);

@@ -15,9 +15,9 @@
 namespace epigemm::bench {
 
 /// What the anchor computes. Row-major A (M, K), D and C (M, N); B is
-/// row-major (K, N) for 16-bit operands and column-major (strides (1, K))
-/// for fp8, tf32 and int8, which cuBLASLt needs K-major. tf32 A/B are f32
-/// data multiplied with CUBLAS_COMPUTE_32F_FAST_TF32; int8 (i8 A/B, i32 C/D)
+/// row-major (K, N) for 16-bit operands unless b_col_major, and column-major
+/// (strides (1, K)) for fp8, tf32 and int8, which cuBLASLt needs K-major.
+/// tf32 A/B are f32 data multiplied with CUBLAS_COMPUTE_32F_FAST_TF32; int8 (i8 A/B, i32 C/D)
 /// uses CUBLAS_COMPUTE_32I with alpha and beta as int32 (they must be integers).
 struct LtAnchorConfig {
   Shape shape;
@@ -26,6 +26,7 @@ struct LtAnchorConfig {
   DType d_dtype = DType::bf16;
   const void* A = nullptr;
   const void* B = nullptr;
+  bool b_col_major = false;  ///< B column-major (strides (1, K)); always so for fp8, tf32 and int8
   const void* C = nullptr;  ///< may equal D when beta is 0 and the dtypes match
   void* D = nullptr;
   float alpha = 1.0f;

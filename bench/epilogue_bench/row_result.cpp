@@ -64,7 +64,8 @@ double RowResult::bandwidth_fraction_gemm() const {
 
 std::string RowResult::to_json() const {
   std::ostringstream o;
-  o << "{\"dtype\":" << json_string(dtype) << ",\"m\":" << shape.m << ",\"n\":" << shape.n << ",\"k\":" << shape.k
+  o << "{\"dtype\":" << json_string(dtype) << ",\"b_layout\":" << json_string(b_layout)
+    << ",\"m\":" << shape.m << ",\"n\":" << shape.n << ",\"k\":" << shape.k
     << ",\"shape\":" << json_string(shape.label()) << ",\"epilogue\":" << json_string(epilogue)
     << ",\"operator\":" << json_string(op_name) << ",\"provider\":" << json_string(provider)
     << ",\"note\":" << json_string(note) << ",\"compile_s\":" << json_number(compile_s >= 0 ? compile_s : kNaN)

@@ -12,7 +12,8 @@
 namespace epigemm::bench {
 
 struct RowResult {
-  std::string dtype;     ///< operand dtype
+  std::string dtype;     ///< operand dtype, with its marker ("bf16 B col-major", "e4m3 fast-acc")
+  std::string b_layout;  ///< "row-major" or "col-major": how B (K, N) lies in memory
   Shape shape;
   std::string epilogue;  ///< epilogue_label()
   std::string op_name;   ///< the epigemm operator that ran
