@@ -130,12 +130,6 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   }
 }
 
-/// a + b as the tensor cores sum: f32, or int32 wrapping modulo 2^32.
-__device__ __forceinline__ float accumulate(float a, float b) { return a + b; }
-__device__ __forceinline__ int accumulate(int a, int b) {
-  return static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b));
-}
-
 /// Releases a stage: one thread per consumer warpgroup arrives on the stage's
 /// empty barrier in every CTA of the cluster (their producers multicast into us).
 template <class Cfg>
@@ -247,9 +241,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                                  (wg_n * Cfg::kWgN % 64) * Cfg::kInBytes,
                              Cfg::kBChunkStride, 1024);
 
-  // Per row block (and accumulator chain): (T128,V(kWgN/2)) -> (M64,N kWgN).
-  constexpr int kSets = Cfg::kWgRows * Cfg::kAccChains;
-  typename Cfg::Acc acc[kSets][Cfg::kAccRegs];
+  typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
   // Whole-output reductions over all of this consumer's tiles.
   typename TotalsOf<Epi>::type totals(epi);
 
@@ -301,13 +293,12 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * Cfg::kBKBlockStride;
 #pragma unroll
         for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
-          // The first k-step of a tile into each set overwrites it (scale-d = 0).
-          constexpr int kChains = Cfg::kAccChains;
+          // The first k-step of a tile overwrites the accumulators (scale-d = 0).
 #pragma unroll
           for (int r = 0; r < Cfg::kWgRows; ++r)
             wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
-                acc[r + ks % kChains], desc_advance(desc_a, a_off + ks * kStepA + r * kRowBlockA),
-                desc_advance(desc_b, b_off + ks * kStepB), (kb > 0 || j > 0 || ks >= kChains) ? 1 : 0);
+                acc[r], desc_advance(desc_a, a_off + ks * kStepA + r * kRowBlockA),
+                desc_advance(desc_b, b_off + ks * kStepB), (kb > 0 || j > 0 || ks > 0) ? 1 : 0);
         }
       }
       wgmma_commit();
@@ -324,13 +315,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
     wgmma_wait<0>();
 #pragma unroll
-    for (int r = 0; r < kSets; ++r) fence_regs(acc[r]);
+    for (int r = 0; r < Cfg::kWgRows; ++r) fence_regs(acc[r]);
     release_stage(smem, prev, tid);
-#pragma unroll
-    for (int c = 1; c < Cfg::kAccChains; ++c) {
-#pragma unroll
-      for (int i = 0; i < Cfg::kAccRegs; ++i) acc[0][i] = accumulate(acc[0][i], acc[c][i]);
-    }
     if (Cfg::kPingpong) ring.skip(k_stages);
 
     // The fill kernel launched before this grid may still be writing the

@@ -19,7 +19,7 @@ struct GemmParams {
   int b_batched = 1;  ///< 0: one B serves every batch
   int c_batched = 1;  ///< 0: one staged epilogue input serves every batch
   /// 1: A (B) is read by one tile row (column) at a time, so its loads ask
-  /// L2 to evict those lines first (see l2_policy).
+  /// L2 to evict those lines first (see l2_evict_first_policy).
   int a_evict_first = 0;
   int b_evict_first = 0;
   /// Grouped-k tiles (kKGroup > 1) only: rows of each k-block's A box, a
@@ -127,12 +127,6 @@ struct GemmConfig {
   static constexpr int kOrderBarrier = 3;
   static constexpr int kTotalsBarrier = 5;
   static constexpr int kAccRegs = kWgN / 2;            ///< accumulators per thread and row block
-  /// Independent accumulator sets per row block: a narrow warpgroup tile
-  /// (kWgN <= 64, one row block, no promotion) sends k-step s of every
-  /// k-block into set s, so its wgmmas do not wait on each other (a chain of
-  /// dependent narrow wgmmas bounds the skinny tiles' k-block rate); the sets
-  /// are added up after the tile's last k-block.
-  static constexpr int kAccChains = kWgN <= 64 && kWgRows == 1 && kPromoteKBlocks_ == 0 ? kKSteps : 1;
 
   // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
   static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
@@ -194,7 +188,7 @@ struct GemmConfig {
   static_assert(kSameType<typename AccumulatorOf<TA_>::type, typename AccumulatorOf<TB_>::type>,
                 "A and B must both be integers (s8/u8) or both floating point");
   static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
-  static_assert(kWgRows * kAccChains * kAccRegs <= 128, "a consumer holds at most 128 accumulators per thread");
+  static_assert(kWgRows * kAccRegs <= 128, "a consumer holds at most 128 accumulators per thread");
   static_assert(kWgN == 32 || kWgN == 64 || kWgN == 128 || kWgN == 192 || kWgN == 256,
                 "warpgroup tile width must be 32, 64, 128, 192 or 256");
   static_assert(kClusterM == 1 || kClusterM == 2, "cluster must be 1x1 or 2x1");
