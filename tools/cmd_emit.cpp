@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
-#include <string_view>
 
 #include "codegen/embedded_kernels.hpp"
+#include "codegen/kernel_source.hpp"
 #include "commands.hpp"
 #include "epigemm/error.hpp"
 #include "execution_flags.hpp"
@@ -38,18 +38,6 @@ ProblemViews as_cuda(ProblemViews views) {
   views.A.device = views.B.device = Device::cuda;
   for (TensorRef& t : views.operands) t.device = Device::cuda;
   return views;
-}
-
-/// The name expression of the template kernel a generated unit instantiates
-/// (the line after "// The kernel NVRTC instantiates from this unit:"), or
-/// empty when the unit names none (its kernels are extern "C").
-std::string instantiated_kernel(const std::string& source) {
-  static constexpr std::string_view kMarker = "// The kernel NVRTC instantiates from this unit:\n//   ";
-  const auto at = source.rfind(kMarker);
-  if (at == std::string::npos) return "";
-  const auto begin = at + kMarker.size();
-  const auto end = source.find('\n', begin);
-  return source.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
 }  // namespace
@@ -93,7 +81,7 @@ int emit_command(const std::vector<std::string>& words) {
     request.options = {"-std=c++17"};
     // A template kernel (sm90) is named in the source's last comment; NVRTC
     // instantiates only what it is asked for.
-    const std::string name = instantiated_kernel(source);
+    const std::string name = codegen::instantiated_kernel(source);
     if (!name.empty()) request.name_expressions = {name};
     const runtime::CompileResult result = runtime::nvrtc_compile(request);
     char line[200];

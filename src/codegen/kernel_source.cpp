@@ -85,6 +85,14 @@ std::span<const std::string_view> kernel_headers(KernelTemplate kind) noexcept {
   return {};
 }
 
+std::string instantiated_kernel(std::string_view source) {
+  const auto at = source.rfind(kInstantiatedKernelComment);
+  if (at == std::string_view::npos) return "";
+  const auto begin = at + kInstantiatedKernelComment.size();
+  const auto end = source.find('\n', begin);
+  return std::string(source.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+}
+
 std::uint64_t kernel_class_key(const detail::Problem& p, KernelTemplate kind, int target_sm) noexcept {
   Hasher h(0x6570696c6f677565ull);
   h.u64(p.program ? p.program->hash : 0);

@@ -32,6 +32,13 @@ inline constexpr const char kSimtFillKernel[] = "epg_simt_fill_kernel";
 inline constexpr int kSimtThreads = 256;
 inline constexpr int kSimtTileM = 64, kSimtTileN = 64, kSimtTileK = 16;
 
+/// The comment that ends a unit whose kernel is a template (sm90): the rest
+/// of its line is the name expression NVRTC must instantiate.
+inline constexpr std::string_view kInstantiatedKernelComment = "// The kernel NVRTC instantiates from this unit:\n//   ";
+/// The name expression a unit names after kInstantiatedKernelComment, or
+/// empty when it names none (its kernels are extern "C").
+std::string instantiated_kernel(std::string_view source);
+
 /// Whether `kind` can be instantiated for the problem's dtypes; the reason
 /// otherwise. Does not look at pointers, devices or the target.
 Status can_instantiate(const detail::Problem& problem, KernelTemplate kind);

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "api/problem.hpp"
+#include "codegen/kernel_source.hpp"
 #include "nvrtc/catalog_problem.hpp"
 #include "nvrtc/parallel_jobs.hpp"
 #include "providers/sm90/sm90_kernel_source.hpp"
@@ -84,6 +85,8 @@ Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCom
   EXPECT_EQ(plan.a_k_major, a_k_major) << label;
   EXPECT_EQ(plan.b_k_major, b_k_major) << label;
   job.source = detail::sm90_kernel_build(p, plan, config);
+  // The unit names its template kernel where `epigemm emit --compile` reads it.
+  EXPECT_EQ(codegen::instantiated_kernel(job.source.source), job.source.name_expression) << label;
   return job;
 }
 

@@ -6,6 +6,7 @@
 
 #include "codegen/embedded_kernels.hpp"
 #include "codegen/epilogue_emitter.hpp"
+#include "codegen/kernel_source.hpp"
 #include "ir/names.hpp"
 #include "ir/printer.hpp"
 
@@ -95,7 +96,7 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
         << "  epigemm::sm90::launch_dependent_grids();\n"
         << "  epg_simt_fill_identity<EpgEpilogue>(args);\n}\n";
   }
-  out << "\n// The kernel NVRTC instantiates from this unit:\n//   " << sm90_kernel_name(p, plan, c) << "\n";
+  out << "\n" << codegen::kInstantiatedKernelComment << sm90_kernel_name(p, plan, c) << "\n";
   return out.str();
 }
 

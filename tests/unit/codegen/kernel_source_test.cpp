@@ -39,6 +39,7 @@ TEST_F(KernelSource, SimtSourceIncludesEmbeddedHeadersAndDefinesBothEntryPoints)
   EXPECT_NE(src.find("#include \"simt_gemm.cuh\""), std::string::npos);
   EXPECT_NE(src.find(std::string("void __launch_bounds__(256) ") + codegen::kSimtGemmKernel), std::string::npos);
   EXPECT_NE(src.find(codegen::kSimtFillKernel), std::string::npos);
+  EXPECT_EQ(codegen::instantiated_kernel(src), "") << "extern \"C\" kernels need no name expression";
   EXPECT_NE(src.find("epg_simt_gemm<kEpgF16, kEpgF16, EpgEpilogue>(args);"), std::string::npos) << src;
   EXPECT_NE(src.find("//     store D [tile] f16"), std::string::npos) << "the printed DAG heads the source";
   // Every header the source names is embedded in the library.
