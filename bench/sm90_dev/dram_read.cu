@@ -12,6 +12,8 @@
 
 #include <cstdio>
 
+#include "event_timing.cuh"
+
 namespace {
 
 constexpr long kRows = 8192;
@@ -58,18 +60,7 @@ __global__ void seq_read(const int4* __restrict__ m, long n, float* sink) {
 // Best of kReps event-timed runs of `launch`, each after rewriting `flush`.
 template <class Launch>
 float best_ms(char* flush, cudaEvent_t a, cudaEvent_t b, Launch launch) {
-  float best = 1e30f;
-  for (int i = 0; i < kReps; ++i) {
-    cudaMemset(flush, i, 256 << 20);
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, a, b);
-    best = ms < best ? ms : best;
-  }
-  return best;
+  return best_event_ms(kReps, a, b, [&](int i) { cudaMemset(flush, i, 256 << 20); }, launch);
 }
 
 }  // namespace

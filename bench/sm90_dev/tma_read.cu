@@ -19,27 +19,63 @@
 #include <cstdio>
 #include <cstdint>
 
+#include "../../kernels/sm90_ptx.cuh"
+#include "event_timing.cuh"
+
 namespace {
+
+using epigemm::sm90::mbar_arrive;
+using epigemm::sm90::mbar_arrive_expect_tx;
+using epigemm::sm90::mbar_wait;
+using epigemm::sm90::smem_addr;
 
 constexpr int kRows = 8192;  // N
 constexpr int kCols = 8192;  // K (bf16)
 constexpr long kBytes = static_cast<long>(kRows) * kCols * 2;
 constexpr int kReps = 10;
 
-__device__ __forceinline__ uint32_t smem_u32(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
+/// A ring of `stages` stages of `stage_bytes` in the dynamic shared memory
+/// (1024-byte aligned for the 128-byte swizzle), then a full and an empty
+/// mbarrier per stage; thread 0 initialises them (`full_count` arrivals
+/// complete a full barrier) and the whole block waits for that. The
+/// producer waits on empty(), fills slot() and arrives on full(); the
+/// consumer calls consume(); both then next().
+struct StageRing {
+  uint32_t data, full0, empty0;
+  int stage_bytes, stages;
+  int stage = 0;
+  uint32_t phase = 0;
 
-__device__ __forceinline__ bool try_wait(uint32_t bar, uint32_t parity) {
-  uint32_t ok;
-  asm volatile(
-      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(ok)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return ok != 0;
-}
+  __device__ StageRing(unsigned char* smem_raw, int stage_bytes_, int stages_, uint32_t full_count)
+      : stage_bytes(stage_bytes_), stages(stages_) {
+    data = (smem_addr(smem_raw) + 1023u) & ~1023u;
+    full0 = data + stages * stage_bytes;
+    empty0 = full0 + 8 * stages;
+    if (threadIdx.x == 0) {
+      for (int i = 0; i < stages; ++i) {
+        epigemm::sm90::mbar_init(full0 + 8 * i, full_count);
+        epigemm::sm90::mbar_init(empty0 + 8 * i, 1);
+      }
+      epigemm::sm90::fence_mbar_init();
+    }
+    __syncthreads();
+  }
+  __device__ uint32_t slot() const { return data + stage * stage_bytes; }
+  __device__ uint32_t full() const { return full0 + 8 * stage; }
+  /// Producer: waits until the consumer has released the current stage.
+  __device__ void wait_empty() const { mbar_wait(empty0 + 8 * stage, phase ^ 1); }
+  /// Consumer: waits for the current stage and releases it at once.
+  __device__ void consume() const {
+    mbar_wait(full(), phase);
+    mbar_arrive(empty0 + 8 * stage);
+  }
+  __device__ void next() {
+    if (++stage == stages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
 
 struct Shape {
   int box_rows;     // R: rows of B per box (<= 256)
@@ -57,46 +93,30 @@ struct Shape {
 __global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtensorMap map,
                                                  const __grid_constant__ CUtensorMap amap, Shape s) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  // The 128-byte swizzle wants 1024-byte aligned boxes.
-  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
   const int b_bytes = s.box_rows * 128 * s.boxes * s.k_group;
   const int stage_bytes = b_bytes + s.a_box_rows * 128 * s.k_group;
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + s.stages * stage_bytes);
-  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + s.stages);
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < s.stages; ++i) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full0 + 8 * i));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
+  StageRing ring(smem_raw, stage_bytes, s.stages, 1);
   const int band_rows = s.box_rows * s.boxes;
   const int bands = kRows / band_rows;
   const int units = bands * s.k_splits;
   const int kb_total = kCols / 64 / s.k_group;  // k-blocks of k_group boxes
   const int kb_per_split = kb_total / s.k_splits;
-  int stage = 0;
-  uint32_t phase = 0;
   const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
   if (!producer && !consumer) return;
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  const uint64_t policy = epigemm::sm90::l2_evict_first_policy();
   for (int u = blockIdx.x; u < units; u += gridDim.x) {
     const int band = u % bands, split = u / bands;
     const int first = split * kb_per_split;
     const int start = s.rotate ? u % kb_per_split : 0;
     for (int i = 0; i < kb_per_split; ++i) {
       const int kb = first + (start + i) % kb_per_split;
-      const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
+      const uint32_t full = ring.full();
       if (producer) {
-        while (!try_wait(empty, phase ^ 1)) {
-        }
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(stage_bytes)
-                     : "memory");
+        ring.wait_empty();
+        mbar_arrive_expect_tx(full, stage_bytes);
         for (int g = 0; g < s.k_group; ++g) {
           if (s.a_box_rows > 0) {
-            const uint32_t dst = smem_u32(smem) + stage * stage_bytes + b_bytes + g * s.a_box_rows * 128;
+            const uint32_t dst = ring.slot() + b_bytes + g * s.a_box_rows * 128;
             asm volatile(
                 "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                 " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
@@ -104,7 +124,7 @@ __global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtenso
                 : "memory");
           }
           for (int b = 0; b < s.boxes; ++b) {
-            const uint32_t dst = smem_u32(smem) + stage * stage_bytes + (g * s.boxes + b) * s.box_rows * 128;
+            const uint32_t dst = ring.slot() + (g * s.boxes + b) * s.box_rows * 128;
             const int c0 = s.contiguous ? 0 : (kb * s.k_group + g) * 64;
             const int c1 = s.contiguous ? ((u * kb_per_split + i) * s.k_group + g) * s.box_rows
                                         : band * band_rows + b * s.box_rows;
@@ -124,14 +144,9 @@ __global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtenso
           }
         }
       } else {
-        while (!try_wait(full, phase)) {
-        }
-        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+        ring.consume();
       }
-      if (++stage == s.stages) {
-        stage = 0;
-        phase ^= 1;
-      }
+      ring.next();
     }
   }
 }
@@ -141,23 +156,10 @@ __global__ void __launch_bounds__(64) tma_stream(const __grid_constant__ CUtenso
 // tracked by the full barrier through cp.async.mbarrier.arrive.noinc.
 __global__ void __launch_bounds__(160) cpasync_stream(const char* __restrict__ m, Shape s) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
-  const int stage_bytes = s.box_rows * 128 * s.k_group;
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + s.stages * stage_bytes);
-  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + s.stages);
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < s.stages; ++i) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 128;\n" ::"r"(full0 + 8 * i));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
+  StageRing ring(smem_raw, s.box_rows * 128 * s.k_group, s.stages, 128);
   const int bands = kRows / s.box_rows;
   const int units = bands * s.k_splits;
   const int kb_per_split = kCols / 64 / s.k_group / s.k_splits;
-  int stage = 0;
-  uint32_t phase = 0;
   const bool producer = threadIdx.x < 128, consumer = threadIdx.x == 128;
   if (!producer && !consumer) return;
   const int vectors = s.box_rows * 8 * s.k_group;  // 16-byte vectors per stage
@@ -165,11 +167,9 @@ __global__ void __launch_bounds__(160) cpasync_stream(const char* __restrict__ m
     const int band = u % bands, split = u / bands;
     for (int i = 0; i < kb_per_split; ++i) {
       const int kb = split * kb_per_split + i;
-      const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
       if (producer) {
-        while (!try_wait(empty, phase ^ 1)) {
-        }
-        const uint32_t base = smem_u32(smem) + stage * stage_bytes;
+        ring.wait_empty();
+        const uint32_t base = ring.slot();
         for (int v = threadIdx.x; v < vectors; v += 128) {
           const int unit16 = v % 8, row = (v / 8) % s.box_rows, g = v / 8 / s.box_rows;
           const char* src = m + (static_cast<long>(band * s.box_rows + row) * kCols +
@@ -177,16 +177,11 @@ __global__ void __launch_bounds__(160) cpasync_stream(const char* __restrict__ m
           const uint32_t dst = base + g * s.box_rows * 128 + row * 128 + ((unit16 ^ (row & 7)) << 4);
           asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
         }
-        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(full) : "memory");
+        asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(ring.full()) : "memory");
       } else {
-        while (!try_wait(full, phase)) {
-        }
-        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+        ring.consume();
       }
-      if (++stage == s.stages) {
-        stage = 0;
-        phase ^= 1;
-      }
+      ring.next();
     }
   }
 }
@@ -195,41 +190,22 @@ __global__ void __launch_bounds__(160) cpasync_stream(const char* __restrict__ m
 // through a ring of S stages; CTA b takes chunks b, b + grid, ...
 __global__ void __launch_bounds__(64) bulk_stream(const char* __restrict__ m, int chunk, int stages) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + stages * chunk);
-  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + stages);
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < stages; ++i) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full0 + 8 * i));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
+  StageRing ring(smem_raw, chunk, stages, 1);
   const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
   if (!producer && !consumer) return;
   const long chunks = kBytes / chunk;
-  int stage = 0;
-  uint32_t phase = 0;
   for (long c = blockIdx.x; c < chunks; c += gridDim.x) {
-    const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
     if (producer) {
-      while (!try_wait(empty, phase ^ 1)) {
-      }
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(chunk) : "memory");
+      ring.wait_empty();
+      mbar_arrive_expect_tx(ring.full(), chunk);
       asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                       smem_u32(smem) + stage * chunk),
-                   "l"(m + c * chunk), "r"(chunk), "r"(full)
+                       ring.slot()),
+                   "l"(m + c * chunk), "r"(chunk), "r"(ring.full())
                    : "memory");
     } else {
-      while (!try_wait(full, phase)) {
-      }
-      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+      ring.consume();
     }
-    if (++stage == stages) {
-      stage = 0;
-      phase ^= 1;
-    }
+    ring.next();
   }
 }
 
@@ -280,36 +256,21 @@ char* g_clean = nullptr;
 __global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUtensorMap map,
                                                    const __grid_constant__ CUtensorMap amap, Shape s) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem = smem_raw + ((1024 - (smem_u32(smem_raw) & 1023)) & 1023);
   const int b_bytes = s.box_rows * 128 * s.k_group;
   const int stage_bytes = b_bytes + s.a_box_rows * 128 * s.k_group;
-  uint64_t* bars = reinterpret_cast<uint64_t*>(smem + s.stages * stage_bytes);
-  const uint32_t full0 = smem_u32(bars), empty0 = smem_u32(bars + s.stages);
-  if (threadIdx.x == 0) {
-    for (int i = 0; i < s.stages; ++i) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(full0 + 8 * i));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(empty0 + 8 * i));
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
-  __syncthreads();
+  StageRing ring(smem_raw, stage_bytes, s.stages, 1);
   const int bands = kRows / s.box_rows;
   const int groups = kCols / 64 / s.k_group;
-  int stage = 0;
-  uint32_t phase = 0;
   const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
   if (!producer && !consumer) return;
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  const uint64_t policy = epigemm::sm90::l2_evict_first_policy();
   for (int band = blockIdx.x; band < bands; band += gridDim.x) {
     for (int g = 0; g < groups; ++g) {
-      const uint32_t full = full0 + 8 * stage, empty = empty0 + 8 * stage;
+      const uint32_t full = ring.full();
       if (producer) {
-        while (!try_wait(empty, phase ^ 1)) {
-        }
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(full), "r"(stage_bytes)
-                     : "memory");
-        const uint32_t dst = smem_u32(smem) + stage * stage_bytes;
+        ring.wait_empty();
+        mbar_arrive_expect_tx(full, stage_bytes);
+        const uint32_t dst = ring.slot();
         asm volatile(
             "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
             " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
@@ -323,14 +284,9 @@ __global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUten
               "l"(reinterpret_cast<uint64_t>(&amap)), "r"(full), "r"(0), "r"(0), "r"(g * s.k_group)
               : "memory");
       } else {
-        while (!try_wait(full, phase)) {
-        }
-        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(empty) : "memory");
+        ring.consume();
       }
-      if (++stage == s.stages) {
-        stage = 0;
-        phase ^= 1;
-      }
+      ring.next();
     }
   }
 }
@@ -351,21 +307,13 @@ CUtensorMap make_map3d(void* base, int rows, int box_rows, int k_group) {
 
 template <class Launch>
 float best_ms(char* flush, cudaEvent_t a, cudaEvent_t b, Launch launch) {
-  float best = 1e30f;
-  for (int i = 0; i < kReps; ++i) {
+  const auto flush_l2 = [&](int i) {
     if (g_read_flush)
       read_all<<<528, 512>>>(reinterpret_cast<const int4*>(g_clean), (256 << 20) / 16, reinterpret_cast<int*>(flush));
     else
       cudaMemset(flush, i, 256 << 20);
-    cudaEventRecord(a);
-    launch();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, a, b);
-    best = ms < best ? ms : best;
-  }
-  return best;
+  };
+  return best_event_ms(kReps, a, b, flush_l2, launch);
 }
 
 CUtensorMap make_map(void* base, int box_rows, CUtensorMapL2promotion promotion, bool contiguous,
@@ -504,23 +452,6 @@ int main() {
                   copy_ms / 2 / ms);
     }
   }
-  // The same without dirty lines in L2: the flush buffer is read, not written.
-  const float clean_ms = [&] {
-    float best = 1e30f;
-    for (int i = 0; i < kReps; ++i) {
-      cudaMemset(flush, i, 256 << 20);
-      ldg_stream<8, false><<<kRows / 64 * 4, 256>>>(reinterpret_cast<const int4*>(flush), 64, 4, sink);
-      cudaEventRecord(a);
-      ldg_stream<8, false><<<kRows / 64 * 4, 256>>>(reinterpret_cast<const int4*>(m), 64, 4, sink);
-      cudaEventRecord(b);
-      cudaEventSynchronize(b);
-      float ms = 0.0f;
-      cudaEventElapsedTime(&ms, a, b);
-      best = ms < best ? ms : best;
-    }
-    return best;
-  }();
-  std::printf("ldg rows=64 splits=4 after a clean L2: %.1f us  %.3f of copy\n", clean_ms * 1e3, copy_ms / 2 / clean_ms);
   }
   const cudaError_t err = cudaDeviceSynchronize();
   std::printf("%s\n", cudaGetErrorString(err));
