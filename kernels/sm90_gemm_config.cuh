@@ -142,11 +142,12 @@ struct GemmConfig {
   static constexpr int kBKBlockStride = kMajorB_ == Major::MN ? kMnChunkBytes : kTileBBytes;
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
   /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
-  /// tile when it is narrower (32 columns of a 16-bit D, 64 of an fp8 D: 64 bytes).
+  /// tile when it is narrower (32 columns of a 16-bit D and 64 of an fp8 D:
+  /// 64 bytes; 32 columns of an fp8 D: 32 bytes).
   static constexpr int kChunkCols = 128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN;
-  static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128 or 64
+  static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128, 64 or 32
   static constexpr int kChunkBytes = 64 * kChunkRowBytes;        ///< 64 rows
-  /// D's tensor-map swizzle span in bytes (128 or 64): the chunk row width.
+  /// D's tensor-map swizzle span in bytes (128, 64 or 32): the chunk row width.
   static constexpr int kSwizzleD = kChunkRowBytes;
   static constexpr int kChunksPerWg = kWgN / kChunkCols;
   static constexpr int kEpiSlots = kEpiSlots_ == 0 ? kChunksPerWg : kEpiSlots_;
@@ -165,7 +166,8 @@ struct GemmConfig {
   /// Offset of byte `byte` of row `row` in a staged output chunk, swizzled as
   /// D's tensor map is: 16-byte unit u of the chunk's linear offset o moves to
   /// u ^ ((o / 128) % (kChunkRowBytes / 16)), i.e. unit ^ (row % 8) for
-  /// 128-byte rows, unit ^ ((row / 2) % 4) for 64-byte rows.
+  /// 128-byte rows, unit ^ ((row / 2) % 4) for 64-byte rows and
+  /// unit ^ ((row / 4) % 2) for 32-byte rows.
   static __device__ __forceinline__ constexpr int staged_offset(int row, int byte) {
     const int o = row * kChunkRowBytes + byte;
     return o ^ (((o >> 7) & (kChunkRowBytes / 16 - 1)) << 4);
@@ -197,7 +199,8 @@ struct GemmConfig {
                 "B tile cannot be split across the cluster");
   static_assert(kOutBytes == 1 || kOutBytes == 2 || kOutBytes == 4,
                 "D must be fp8, s8/u8, f16, bf16, f32 or int");
-  static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64, "staged rows must be 64 or 128 bytes");
+  static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64 || kChunkRowBytes == 32,
+                "staged rows must be 32, 64 or 128 bytes");
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");
   static_assert(kStages >= 2, "need at least two pipeline stages");

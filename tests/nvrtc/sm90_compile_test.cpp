@@ -245,8 +245,9 @@ TEST_F(Sm90Compile, SkinnyTilesEveryOperandMajorAndOutputType) {
 
 TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
   // D = accum * scale into e4m3 and e5m2 with its amax, on every tile
-  // configuration of both operand classes (the 64x128 tile stages fp8 D in
-  // 64-byte rows), and fp8 D next to column, row and whole reductions.
+  // configuration of both operand classes (64x128 stages fp8 D in 64-byte
+  // rows, 64x64 in 32-byte ones), and fp8 D next to column, row and whole
+  // reductions.
   using S = OperandShape;
   const auto scale_amax = [](DType d) {
     return EpilogueCase{"scale_amax",
@@ -267,7 +268,6 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
   std::vector<Sm90Job> jobs;
   std::size_t configs = 0;
   for (const Sm90TileConfig& config : plain_tile_configs()) {
-    if (config.warpgroup_n() < 64) continue;  // refused: 32-byte rows of fp8 D
     ++configs;
     const DTypeCombo& combo = combos[static_cast<int>(config.operands)];
     const bool b_k_major = config.operands != Sm90OperandClass::bits16;
@@ -420,17 +420,17 @@ TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
                                  {"u8s8", DType::u8, DType::i8, DType::i32, DType::f32},
                                  {"u8u8", DType::u8, DType::u8, DType::i32, DType::f32}};
   const EpilogueCase accum_only = find_case(coverage_epilogues(), "return_accum_only");
-  const DType computed[] = {DType::i8, DType::u8, DType::i32, DType::f32, DType::bf16, DType::e4m3, DType::f16};
-  const DType as_is[] = {DType::i32, DType::f32, DType::i8, DType::bf16, DType::u8, DType::i32, DType::f16};
+  // The last int8 tile is 64x64, whose 32-column warpgroups stage 1-byte D
+  // in 32-byte rows.
+  const DType computed[] = {DType::i8, DType::u8, DType::i32, DType::f32, DType::bf16, DType::f16, DType::e4m3};
+  const DType as_is[] = {DType::i32, DType::f32, DType::i8, DType::bf16, DType::i32, DType::f16, DType::u8};
   std::vector<Sm90Job> jobs;
   std::size_t i = 0;
   for (const Sm90TileConfig& config : plain_tile_configs()) {
     if (config.operands != Sm90OperandClass::int8) continue;
     const DTypeCombo& combo = pairings[i % 4];
-    // 32-column warpgroups (64x64) cannot stage one-byte D (32-byte rows).
-    const bool narrow = config.warpgroup_n() < 64;
-    const DType d1 = narrow ? DType::i32 : computed[i];
-    const DType d2 = narrow ? DType::f16 : as_is[i];
+    const DType d1 = computed[i];
+    const DType d2 = as_is[i];
     jobs.push_back(make_job(combo.name + "_D_" + std::string(to_string(d1)), bias_and_extra_output(d1), combo, config,
                             true, true, rng));
     // A computed D reaches the kernel as the f32 it was computed in; the
@@ -576,7 +576,7 @@ TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
     for (const auto& c : coverage_epilogues())
       jobs.push_back(make_job("grouped_" + c.name, c, bf16, config, true, true, rng, nullptr, 256));
   }
-  EXPECT_EQ(grouped, 2);
+  EXPECT_EQ(grouped, 3);
   expect_all_compile(std::move(jobs));
 }
 

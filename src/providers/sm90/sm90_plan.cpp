@@ -342,14 +342,6 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   if (p.dag == nullptr) return Status::unsupported("the problem has no epilogue DAG");
   if (Status s = check_dtypes(p, config); !s) return s;
   if (Status s = check_outputs(p, plan); !s) return s;
-  if (const int row_bytes = config.chunk_cols(static_cast<int>(size_bytes(plan.d_dtype))) *
-                            static_cast<int>(size_bytes(plan.d_dtype));
-      row_bytes < 64) {
-    return Status::unsupported("D is " + str(plan.d_dtype) + "; the " + config.shape_name() +
-                               " tile's warpgroups are " + std::to_string(config.warpgroup_n()) +
-                               " columns wide, too narrow to stage " + str(plan.d_dtype) +
-                               " D (64-byte rows at least): use a wider tile");
-  }
   if (Status s = check_extents(p); !s) return s;
   plan.a_batched = p.A.batch_stride != 0;
   plan.b_batched = p.B.batch_stride != 0;

@@ -1,5 +1,5 @@
-// Encodes the sm90 kernel's tensor maps (3-D, 128-byte swizzle, or 64-byte
-// for the narrow chunks of D and the staged input; 4-D A and B for grouped-k tiles; boxes as kernels/sm90_gemm_config.cuh expects) and
+// Encodes the sm90 kernel's tensor maps (3-D, 128-byte swizzle, or 64- or
+// 32-byte for the narrow chunks of D and the staged input; 4-D A and B for grouped-k tiles; boxes as kernels/sm90_gemm_config.cuh expects) and
 // keeps the last set per operator.
 #include "providers/sm90/sm90_tensor_maps.hpp"
 
@@ -111,11 +111,15 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   const unsigned a0 = plan.a_k_major ? bk : 64, a1 = plan.a_k_major ? config_.bm : bk;
   // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk.
   const unsigned b0 = plan.b_k_major ? bk : 64, b1 = plan.b_k_major ? config_.bn / config_.cluster_m : bk;
-  // D: {N, M, L} in chunks of 64 rows x 128 bytes, or x 64 bytes (swizzled
-  // across 64) when a warpgroup's tile is that narrow (Cfg::kSwizzleD).
+  // D: {N, M, L} in chunks of 64 rows x 128 bytes, or x 64 or 32 bytes
+  // (swizzled across that span) when a warpgroup's tile is that narrow
+  // (Cfg::kSwizzleD).
   const int d_bytes = size_bytes(plan.d_dtype);
   const unsigned d0 = static_cast<unsigned>(config_.chunk_cols(d_bytes));
-  const CUtensorMapSwizzle d_swizzle = d0 * d_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+  const unsigned d_row_bytes = d0 * static_cast<unsigned>(d_bytes);
+  const CUtensorMapSwizzle d_swizzle = d_row_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : d_row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                           : CU_TENSOR_MAP_SWIZZLE_32B;
   if (config_.k_group > 1) {
     // A's view is {K, M, L}.
     const unsigned rows = static_cast<unsigned>(sm90_a_box_rows(static_cast<std::int64_t>(plan.a.dims[1]), config_));
