@@ -37,10 +37,8 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 128, 1, 5, C::fp8, false, 1}, {128, 128, 2, 5, C::fp8, false, 1}, {64, 128, 1, 6, C::fp8, false, 1},
     {128, 64, 1, 8, C::fp8, false, 1},  {64, 64, 1, 13, C::fp8, false, 1},
     // Skinny problems' weights streamed in 4-D boxes of several k-blocks
-    // (32 KB of B per load on 64x64 and 64x128): 3 x 64 KB and 4 x 48 KB
-    // stages; 128x64 reads each column of B once at M = 128.
+    // (32 KB of B per load on both): 3 x 64 KB and 4 x 48 KB stages.
     {64, 64, 1, 3, C::bits16, false, 0, 4}, {64, 128, 1, 4, C::bits16, false, 0, 2},
-    {128, 64, 1, 4, C::bits16, false, 0, 2},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
