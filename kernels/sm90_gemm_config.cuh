@@ -83,13 +83,10 @@ struct AccumulatorOf<unsigned char> {
 /// box ({kBK, rows, k-blocks, 1} of the {kBK, M, K / kBK, L} view: K-major
 /// A, K a multiple of kBK), B's by one such box when K-major, else by one
 /// box of kKGroup * kBK rows per 64-column chunk; 1x1 clusters: fewer and
-/// larger loads, which streams a skinny problem's weights faster;
-/// kARows (grouped tiles only; 0 = kBM): the rows of A a stage holds per
-/// k-block, for a tile that takes only M <= kARows (the host checks): the
-/// stage shrinks by the rows wgmma reads but never stores, so more stages fit.
+/// larger loads, which streams a skinny problem's weights faster.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
-          int kPromoteKBlocks_ = 0, int kKGroup_ = 1, int kARows_ = 0>
+          int kPromoteKBlocks_ = 0, int kKGroup_ = 1>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -104,7 +101,6 @@ struct GemmConfig {
   static constexpr bool kPingpong = kPingpong_;
   static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
   static constexpr int kKGroup = kKGroup_;
-  static constexpr int kARows = kARows_ == 0 ? kBM_ : kARows_;
 
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));
@@ -133,11 +129,9 @@ struct GemmConfig {
   static constexpr int kAccRegs = kWgN / 2;            ///< accumulators per thread and row block
 
   // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
-  static constexpr int kTileABytes = kARows * 128;  ///< kARows (kBM) x kBK
-  static constexpr int kTileBBytes = kBN * 128;     ///< kBN x kBK
-  /// A stage: kKGroup k-blocks of A, then kKGroup k-blocks of B. With
-  /// kARows < 64, wgmma's 64 rows of the last k-block of A run on into B's:
-  /// rows past M, never stored.
+  static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
+  static constexpr int kTileBBytes = kBN * 128;  ///< kBN x kBK
+  /// A stage: kKGroup k-blocks of A, then kKGroup k-blocks of B.
   static constexpr int kStageABytes = kKGroup * kTileABytes;
   static constexpr int kStageBytes = kKGroup * (kTileABytes + kTileBBytes);
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
@@ -220,9 +214,6 @@ struct GemmConfig {
   static_assert(kKGroup == 1 || (kMajorA == Major::K && kClusterM == 1 && kPromoteKBlocks == 0 && !kPingpong),
                 "grouped-k stages need a K-major A, a 1x1 cluster and the plain cooperative loop");
   static_assert(kKGroup * kBK <= 256, "a grouped N-major B box is at most 256 rows of K");
-  static_assert(kARows == kBM || (kKGroup > 1 && kBM == 64 && kARows % 8 == 0 && kARows < 64 &&
-                                  kKGroup * kTileBBytes >= (64 - kARows) * 128),
-                "fewer rows of A per k-block: grouped 64-row tiles only, a multiple of 8 rows");
 };
 
 }  // namespace epigemm::sm90

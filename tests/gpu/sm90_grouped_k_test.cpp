@@ -1,8 +1,7 @@
 // The grouped-k sm90 tiles (several k-blocks per stage, A's in one 4-D TMA
 // box cut to M's rows, B's in one box per stage or per 64 columns) against
 // cpu_reference, B of either major: skinny and
-// taller M (A boxes of 8 to 64 rows, rows past M never stored; the tiles that
-// hold 16 rows of A per k-block take M <= 16 only), N and K that
+// taller M (A boxes of 8 to 64 rows, rows past M never stored), N and K that
 // leave partial tiles and a partial last group of k-blocks, batches with a
 // shared B, a fused epilogue with reductions, and the tile the heuristic picks
 // for a skinny problem.
@@ -63,7 +62,6 @@ TEST_F(Sm90GroupedK, SkinnyAndTallerMWithPartialTilesAndGroups) {
   for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
     for (const Case& c : cases) {
       if (c.K < config.bk() * config.k_group) continue;  // the plan refuses fewer than one box of k-blocks
-      if (config.a_rows > 0 && c.M > config.a_rows) continue;  // and M past the rows of A a stage holds
       for (const bool b_k_major : {true, false}) run(*driver, c, config, b_k_major);
     }
   }
@@ -72,12 +70,10 @@ TEST_F(Sm90GroupedK, SkinnyAndTallerMWithPartialTilesAndGroups) {
 TEST_F(Sm90GroupedK, NormalDataAndASharedB) {
   EPIGEMM_REQUIRE_SM90(driver);
   for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
-    // M as given, or the most rows the tile takes.
-    const auto rows = [&](std::int64_t m) { return config.a_rows > 0 ? std::min<std::int64_t>(m, config.a_rows) : m; };
-    run(*driver, {1, rows(32), 3000, 2048, DType::bf16, DType::f32}, config, true, true);
-    run(*driver, {1, rows(48), 2500, 1024, DType::f16, DType::f32}, config, false, true);
+    run(*driver, {1, 32, 3000, 2048, DType::bf16, DType::f32}, config, true, true);
+    run(*driver, {1, 48, 2500, 1024, DType::f16, DType::f32}, config, false, true);
     SCOPED_TRACE("B (1, K, N) shared by a batch of 2, tile " + config.shape_name());
-    const std::int64_t L = 2, M = rows(24), N = 777, K = 640;
+    const std::int64_t L = 2, M = 24, N = 777, K = 640;
     GpuProblem p(*driver, rng);
     p.add("A", DType::bf16, {L, M, K}, padded_rows(DType::bf16, {L, M, K}));
     p.add("B", DType::bf16, {1, K, N}, padded_columns(DType::bf16, {1, K, N}));

@@ -65,8 +65,7 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
       << device_type(p.B.dtype) << ", " << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", "
       << major(plan.b_k_major) << ", " << c.bm << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", "
       << c.epilogue_slots(d_bytes(plan)) << ", " << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
-  if (c.k_group > 1 || c.a_rows > 0) out << ", " << c.k_group;
-  if (c.a_rows > 0) out << ", " << c.a_rows;
+  if (c.k_group > 1) out << ", " << c.k_group;
   out << ">, EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
       << "ull, " << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", "

@@ -306,11 +306,6 @@ Status check_grouped_k(const Problem& p, const Sm90TileConfig& config, const Sm9
                                " k-blocks of A per box and needs A K-major (row-major); the other tiles take "
                                "this layout");
   }
-  if (config.a_rows > 0 && p.M > config.a_rows) {
-    return Status::unsupported("M is " + std::to_string(p.M) + "; " + tile + " holds " +
-                               std::to_string(config.a_rows) + " rows of A per k-block and takes M <= " +
-                               std::to_string(config.a_rows) + "; the other tiles take any M");
-  }
   const std::int64_t bk = config.bk();
   if (p.K % bk != 0 || p.K / bk < config.k_group) {
     return Status::unsupported("K is " + std::to_string(p.K) + "; " + tile + " needs K a multiple of " +

@@ -90,7 +90,7 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
 
 int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept {
   if (config.k_group == 1) return config.bm;
-  return static_cast<int>((std::min<std::int64_t>(M, config.stage_a_rows()) + 7) / 8 * 8);
+  return static_cast<int>((std::min<std::int64_t>(M, config.bm) + 7) / 8 * 8);
 }
 
 void Sm90TensorMaps::get(const runtime::Driver& driver, const Sm90Plan& plan, Sm90Maps& out) {

@@ -37,16 +37,14 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 128, 1, 5, C::fp8, false, 1}, {128, 128, 2, 5, C::fp8, false, 1}, {64, 128, 1, 6, C::fp8, false, 1},
     {128, 64, 1, 8, C::fp8, false, 1},  {64, 64, 1, 13, C::fp8, false, 1},
     // Skinny problems' weights streamed in 4-D boxes of several k-blocks
-    // (32 KB of B per load on both): 3 x 64 KB and 4 x 48 KB stages; for
-    // M <= 16, stages holding 16 rows of A per k-block: 5 x 40 KB, 10 x 20 KB.
+    // (32 KB of B per load on both): 3 x 64 KB and 4 x 48 KB stages.
     {64, 64, 1, 3, C::bits16, false, 0, 4}, {64, 128, 1, 4, C::bits16, false, 0, 2},
-    {64, 64, 1, 5, C::bits16, false, 0, 4, 16}, {64, 64, 1, 10, C::bits16, false, 0, 2, 16},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
 
 int shared_bytes_with(const Sm90TileConfig& c, int slots, int d_bytes) {
-  const int stage_bytes = (c.stage_a_rows() + c.bn) * 128 * c.k_group;
+  const int stage_bytes = (c.bm + c.bn) * 128 * c.k_group;
   const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;  // 64 rows
   const int row_blocks = c.pingpong ? c.bm / 64 : 1;  // slot sets per consumer
   const int barrier_bytes = (2 * c.stages + 2) * 8;  // the ring's, and one per consumer for staged inputs
@@ -149,8 +147,7 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
          std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "") +
-         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "") +
-         (a_rows > 0 ? "_m" + std::to_string(a_rows) : "");
+         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
@@ -190,7 +187,6 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.cluster = {c.cluster_m, 1};
   md.stages = c.stages;
   if (c.k_group > 1) md.extra["k_blocks_per_stage"] = std::to_string(c.k_group);
-  if (c.a_rows > 0) md.extra["max_m"] = std::to_string(c.a_rows);
   md.extra["schedule"] = c.pingpong ? "pingpong" : "cooperative";
   md.extra["kernel"] = "sm90_gemm";
   md.extra["threads"] = "384";

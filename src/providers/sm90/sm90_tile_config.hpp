@@ -39,10 +39,6 @@ struct Sm90TileConfig {
   /// A and K a multiple of bk() (the 64x64 and 64x128 tiles that stream
   /// skinny problems' weights).
   int k_group = 1;
-  /// Grouped tiles only (0 = bm): rows of A a stage holds per k-block
-  /// (Cfg::kARows); the tile takes only problems with M <= a_rows, and its
-  /// smaller stages let it keep more of them in flight.
-  int a_rows = 0;
 
   /// Bytes of one A or B element: 1, 2 or 4.
   int operand_bytes() const noexcept;
@@ -60,10 +56,8 @@ struct Sm90TileConfig {
   int epilogue_slots(int d_bytes) const noexcept;
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;
-  /// Rows of A a stage holds per k-block: a_rows, or bm.
-  int stage_a_rows() const noexcept { return a_rows > 0 ? a_rows : bm; }
   /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong", "128x128x128_c1x1_precise",
-  /// "64x64x64_c1x1_kgroup4", "64x64x64_c1x1_kgroup4_m16".
+  /// "64x64x64_c1x1_kgroup4".
   std::string shape_name() const;
 };
 
@@ -83,8 +77,7 @@ inline constexpr int kSm90DefaultSmCount = 132;
 /// fp8) 128x128 pingpong (1x1 and 2x1); fp8 ones accumulate fast, and fp8
 /// 128x128 (1x1 and 2x1), 64x128, 128x64 and 64x64 also come with precise
 /// accumulation (promote_k_blocks = 1); 16-bit 64x64 and 64x128 also load
-/// 4 and 2 k-blocks per stage (k_group) for skinny problems, and 64x64 4 or
-/// 2 into stages of 16 rows of A for M <= 16 (a_rows).
+/// 4 and 2 k-blocks per stage (k_group) for skinny problems.
 std::span<const Sm90TileConfig> sm90_tile_configs();
 
 /// Metadata: provider "sm90", name "sm90_wgmma_<shape>_<class>", tile,

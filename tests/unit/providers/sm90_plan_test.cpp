@@ -423,31 +423,14 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   const Sm90TileConfig* narrow = nullptr;
   const Sm90TileConfig* wide = nullptr;
   const Sm90TileConfig* grouped = nullptr;
-  std::vector<const Sm90TileConfig*> compact;  // 16 rows of A per k-block
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     if (c.operands != Sm90OperandClass::bits16) continue;
-    if (c.bm == 64 && c.bn == 64 && c.a_rows > 0) compact.push_back(&c);
-    else if (c.bm == 64 && c.bn == 64) (c.k_group == 1 ? narrow : grouped) = &c;
+    if (c.bm == 64 && c.bn == 64) (c.k_group == 1 ? narrow : grouped) = &c;
     if (c.bm == 128 && c.bn == 64 && c.k_group == 1) wide = &c;
   }
   ASSERT_NE(narrow, nullptr);
   ASSERT_NE(wide, nullptr);
   ASSERT_NE(grouped, nullptr);
-  ASSERT_EQ(compact.size(), 2u);
-  // The M <= 16 tiles: stages of 16 rows of A and 64 of B per k-block, at
-  // least 128 KB of B in flight beside the stage being read, and no room
-  // for one more stage next to an f32 D.
-  for (const Sm90TileConfig* c : compact) {
-    EXPECT_EQ(c->a_rows, 16);
-    EXPECT_EQ(c->shared_bytes(2),
-              1024 + c->stages * c->k_group * (16 + 64) * 128 + 2 * 64 * 64 + 16 * c->stages + 16);
-    EXPECT_GE((c->stages - 1) * c->k_group * c->bn * 128, 128 * 1024) << c->shape_name();
-    Sm90TileConfig deeper = *c;
-    ++deeper.stages;
-    EXPECT_GT(deeper.shared_bytes(4) + detail::kSm90TotalsSharedBytes, detail::kSm90MaxSharedBytes)
-        << c->shape_name();
-  }
-  EXPECT_EQ(compact[0]->shape_name(), "64x64x64_c1x1_kgroup4_m16");
   // The grouped 64x64 tile: 4 k-blocks of A and B per stage, ~96 KB of B in
   // flight, and no room for a fourth stage.
   EXPECT_EQ(grouped->k_group, 4);
@@ -492,7 +475,6 @@ Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K,
   int best_score = 0;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     if (c.operands != operands) continue;
-    if (c.a_rows > 0 && M > c.a_rows) continue;  // the plan refuses it
     const int score = detail::sm90_preference(c, p, 132);
     EXPECT_GT(score, 0);
     if (best == nullptr || score > best_score) best = &c, best_score = score;
@@ -524,10 +506,9 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   // wins (measured 48 vs 52 us), grouped by the model (more B in flight).
   // Where a problem's layout or K does not suit the grouped tiles,
   // supports() leaves the plain ones.
-  EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1_kgroup4_m16");
+  EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1_kgroup4");
   EXPECT_EQ(shape_of(best_for(128, 8192, 8192)), "64x128x64_c1x1_kgroup2");
-  EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1_kgroup4_m16");
-  EXPECT_EQ(shape_of(best_for(32, 8192, 8192)), "64x64x64_c1x1_kgroup4");
+  EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1_kgroup4");
   // The model: memory-bound there (math below the bytes' time), and faster
   // than the 64x128 tile the compute-only model picked.
   detail::Problem p;
@@ -592,14 +573,6 @@ TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
   EXPECT_TRUE(contains(ragged, "K is 520")) << ragged;
   EXPECT_TRUE(contains(ragged, "multiple of 64 and at least 256")) << ragged;
   EXPECT_FALSE(HostProblem(DType::bf16, {16, 192}, {}, {192, 256}, {1, 192}, DType::bf16).plan(grouped, plan));
-  // A tile holding 16 rows of A per k-block takes M <= 16 only.
-  const Sm90TileConfig compact{64, 64, 1, 5, Sm90OperandClass::bits16, false, 0, 4, 16};
-  EXPECT_TRUE(ok.plan(compact, plan));
-  EXPECT_EQ(detail::sm90_gemm_params(ok.problem, plan, compact).a_box_rows, 16);
-  EXPECT_EQ(detail::sm90_a_box_rows(5, compact), 8);
-  const std::string tall = HostProblem(DType::bf16, {17, 512}, {}, {512, 256}, {1, 512}, DType::bf16).reason(compact);
-  EXPECT_TRUE(contains(tall, "M is 17")) << tall;
-  EXPECT_TRUE(contains(tall, "takes M <= 16")) << tall;
 }
 
 TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {
