@@ -146,8 +146,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   // Long epilogues stage their output chunks in a loop (see LoopsChunks).
   static constexpr bool kLoopChunks = kLoop;
 
-  // Full-tile inputs are prefetched into L2 when a tile's main loop starts
-  // (the kernel calls prefetch() then), so the epilogue reads them from L2.
+  // The inputs the epilogue reads from global memory (full tiles but the
+  // staged one, the tile's part of row and column vectors, scalar tensors)
+  // are prefetched into L2 when a tile's main loop starts (the kernel calls
+  // prefetch() then), so the epilogue reads them from L2: with one tile per
+  // CTA (skinny and one-wave problems) a load from DRAM there would be exposed.
   static constexpr bool kPrefetchInputs = true;
 
   // The reduce outputs hold their identity only once the fill kernel
@@ -161,24 +164,44 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     prefetch_input<0>(m_base, n_base, cols, l, tid, M, N);
   }
 
-  // Rows of the warpgroup's 64 x cols part of input I, one 128-byte line per
-  // thread and step, when its rows are contiguous.
+  // Input I's part of the warpgroup's 64 x cols tile, one 128-byte line per
+  // thread and step: the rows of a full tile whose rows are contiguous, the
+  // columns of a row vector and the rows of a column vector (contiguous, or
+  // one element each), a scalar tensor's element.
   template <int I>
   __device__ __forceinline__ void prefetch_input(int m_base, int n_base, int cols, int l, int tid, int M,
                                                  int N) const {
     if constexpr (I < Epi::kNumInputs) {
-      if constexpr (Epi::kInLoadKind[I] == kEpgLoadTile && epg_sm90_bit(kUnitIn, I) && I != kStaged) {
-        constexpr int kBytes = static_cast<int>(sizeof(typename EpgStorage<Epi::kInDType[I]>::type));
-        const EpgOperand& o = params.in[I];
-        const int valid = (N - n_base < cols ? N - n_base : cols) * kBytes;
+      constexpr int kKind = Epi::kInLoadKind[I];
+      constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
+      constexpr int kBytes = static_cast<int>(sizeof(typename EpgStorage<Epi::kInDType[I]>::type));
+      const EpgOperand& o = params.in[I];
+      const char* batch = static_cast<const char*>(o.ptr) + l * o.stride_l * kBytes;
+      const int n_valid = N - n_base < cols ? N - n_base : cols;
+      const int m_valid = M - m_base < 64 ? M - m_base : 64;
+      if constexpr (kKind == kEpgLoadTile && kUnit && I != kStaged) {
+        const int valid = n_valid * kBytes;
         const int lines = valid > 0 ? (valid + 127) / 128 + 1 : 0;
-        const char* base = static_cast<const char*>(o.ptr) +
-                           (l * o.stride_l + static_cast<long long>(m_base) * o.stride_m + n_base) * kBytes;
+        const char* base = batch + (static_cast<long long>(m_base) * o.stride_m + n_base) * kBytes;
         for (int i = tid; i < 64 * lines; i += 128) {
           const int r = i / lines, c = i % lines;
           const int byte = c * 128 < valid ? c * 128 : valid - 1;
           if (m_base + r < M) epg_sm90_prefetch_l2(base + r * o.stride_m * kBytes + byte);
         }
+      } else if constexpr (kKind == kEpgLoadRow || kKind == kEpgLoadColumn) {
+        const int first = kKind == kEpgLoadRow ? n_base : m_base;
+        const int count = kKind == kEpgLoadRow ? n_valid : m_valid;
+        const long long stride = kKind == kEpgLoadRow ? o.stride_n : o.stride_m;
+        const char* base = batch + first * stride * kBytes;
+        if (kUnit) {
+          const int valid = count * kBytes;
+          const int lines = valid > 0 ? (valid + 127) / 128 + 1 : 0;
+          for (int c = tid; c < lines; c += 128) epg_sm90_prefetch_l2(base + (c * 128 < valid ? c * 128 : valid - 1));
+        } else {
+          for (int i = tid; i < count; i += 128) epg_sm90_prefetch_l2(base + i * stride * kBytes);
+        }
+      } else if constexpr (kKind == kEpgLoadScalarTensor) {
+        if (tid == 0) epg_sm90_prefetch_l2(batch);
       }
       prefetch_input<I + 1>(m_base, n_base, cols, l, tid, M, N);
     }
