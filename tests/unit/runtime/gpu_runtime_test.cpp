@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <utility>
 
 #include "epigemm/error.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -63,13 +64,19 @@ LaunchConfig launch_config(Dim3 grid, Dim3 block, unsigned shared_bytes = 0, Dim
   return c;
 }
 
-KernelSource source_for(const std::string& expression, int sm, const std::string& tag) {
+/// `text` to compile for sm_`sm`, its kernel named by `expression`.
+KernelSource source_of(std::string text, const std::string& expression, int sm) {
   KernelSource s;
-  s.source = std::string(kKernels) + "// " + tag + "\n";
+  s.source = std::move(text);
   s.name_expression = expression;
   s.arch = arch_name(sm);
   s.file_name = "gpu_runtime_test.cu";
   return s;
+}
+
+/// kKernels' kernel `expression`; `tag` makes the source (and its key) unique.
+KernelSource source_for(const std::string& expression, int sm, const std::string& tag) {
+  return source_of(std::string(kKernels) + "// " + tag + "\n", expression, sm);
 }
 
 TEST(GpuRuntime, DeviceInfoIsSane) {
@@ -212,13 +219,12 @@ TEST(GpuRuntime, ClusterLaunch) {
   const DeviceInfo& info = device_info(0);
   if (!info.cluster_launch || info.sm < 90) GTEST_SKIP() << "no thread-block clusters on sm_" << info.sm;
   KernelLoader loader(KernelLoaderSettings{.cache_dir = {}, .use_disk_cache = false, .dump_dir = {}});
-  KernelSource src;
-  src.source = "extern \"C\" __global__ void ranks(unsigned* out) {\n"
-               "  unsigned r, n; asm volatile(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"(r));\n"
-               "  asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n));\n"
-               "  if (threadIdx.x == 0) out[blockIdx.x] = r * 100 + n; }\n";
-  src.name_expression = "ranks";
-  src.arch = arch_name(info.sm);
+  const KernelSource src =
+      source_of("extern \"C\" __global__ void ranks(unsigned* out) {\n"
+                "  unsigned r, n; asm volatile(\"mov.u32 %0, %%cluster_ctarank;\" : \"=r\"(r));\n"
+                "  asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n));\n"
+                "  if (threadIdx.x == 0) out[blockIdx.x] = r * 100 + n; }\n",
+                "ranks", info.sm);
   const LoadedKernel k = loader.get(3, 0, [&] { return src; });
   const unsigned blocks = 8, cluster = 2;
   DeviceBuffer out(d, 0, blocks * 4);
@@ -243,18 +249,17 @@ TEST(GpuRuntime, ProgrammaticDependentLaunchSeesThePreviousKernelsWrites) {
   const DeviceInfo& info = device_info(0);
   if (!info.programmatic_launch) GTEST_SKIP() << "no programmatic dependent launch here (sm_" << info.sm << ")";
   KernelLoader loader(KernelLoaderSettings{.cache_dir = {}, .use_disk_cache = false, .dump_dir = {}});
-  KernelSource src;
-  src.source = "extern \"C\" __global__ void late_writer(unsigned* data, unsigned salt) {\n"
-               "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
-               "  const long long start = clock64();\n"
-               "  while (clock64() - start < 2000000) {}\n"
-               "  data[blockIdx.x * blockDim.x + threadIdx.x] = (blockIdx.x * blockDim.x + threadIdx.x) * 3u + salt; }\n"
-               "extern \"C\" __global__ void waiting_reader(const unsigned* data, unsigned* out) {\n"
-               "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
-               "  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-               "  out[i] = data[i] + 7u; }\n";
-  src.name_expression = "late_writer";
-  src.arch = arch_name(info.sm);
+  const KernelSource src =
+      source_of("extern \"C\" __global__ void late_writer(unsigned* data, unsigned salt) {\n"
+                "  asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
+                "  const long long start = clock64();\n"
+                "  while (clock64() - start < 2000000) {}\n"
+                "  data[blockIdx.x * blockDim.x + threadIdx.x] = (blockIdx.x * blockDim.x + threadIdx.x) * 3u + salt; }\n"
+                "extern \"C\" __global__ void waiting_reader(const unsigned* data, unsigned* out) {\n"
+                "  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+                "  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "  out[i] = data[i] + 7u; }\n",
+                "late_writer", info.sm);
   const LoadedKernel writer = loader.get(11, 0, [&] { return src; });
   CUfunction reader = nullptr;
   d.check(d.module_get_function(&reader, writer.module, "waiting_reader"), "finding waiting_reader");
