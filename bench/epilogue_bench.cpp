@@ -34,13 +34,14 @@ struct Flags {
   std::string json_path = "epilogue_bench.jsonl";
   std::string only;  // run only rows whose "dtype shape epilogue" contains this
   std::string pin;   // only epigemm operators whose name contains this
+  std::vector<eb::Shape> shapes;  // --shape: these shapes instead of the suite's
   std::uint64_t seed = 0;
   bool seed_given = false;
   eb::RunnerOptions runner;
 };
 
 const char* kUsage =
-    "usage: epilogue_bench [--quick] [--list] [--json PATH] [--only TEXT] [--operator NAME]\n"
+    "usage: epilogue_bench [--quick] [--list] [--json PATH] [--only TEXT] [--shape MxNxK]... [--operator NAME]\n"
     "                      [--seed N] [--reps N] [--budget SECONDS] [--min-reps N] [--max-reps N]\n"
     "                      [--samples N]\n"
     "  --quick      three small cases (bf16 4096^3, bf16 16x8192x8192, e4m3 4096^3) instead of the suite\n"
@@ -48,6 +49,8 @@ const char* kUsage =
     "  --json PATH  where the results go, one JSON object per line (default epilogue_bench.jsonl)\n"
     "  --only TEXT  only rows whose \"dtype shape epilogue\" label contains TEXT (e.g. \"bf16 8192^3\",\n"
     "               or \"B col-major\" for the rows with a column-major B, see below)\n"
+    "  --shape MxNxK  instead of the suite: bf16 and f16 (B row-major) and bf16 B col-major at this\n"
+    "               shape, all six epilogues (repeat the flag for more shapes; combines with --only)\n"
     "  --operator NAME  only epigemm operators whose name contains NAME\n"
     "  --seed N     seed for the random data (default: a fresh one each run)\n"
     "  --reps N     exactly N timed runs of each variant (default: sized to --budget)\n"
@@ -69,6 +72,7 @@ Flags parse_flags(int argc, char** argv) {
     else if (a == "--list") f.list = true;
     else if (a == "--json") f.json_path = value(i);
     else if (a == "--only") f.only = value(i);
+    else if (a == "--shape") f.shapes.push_back(eb::parse_shape(value(i)));
     else if (a == "--operator") f.runner.pin = value(i);
     else if (a == "--seed") f.seed = std::stoull(value(i)), f.seed_given = true;
     else if (a == "--reps") f.runner.timer.fixed_reps = std::stoi(value(i));
@@ -101,7 +105,9 @@ std::string row_label(const eb::BenchCase& c, eb::EpilogueKind kind) {
 /// The cases left after --only, each with only its matching epilogues.
 std::vector<eb::BenchCase> select_cases(const Flags& flags) {
   std::vector<eb::BenchCase> cases;
-  for (eb::BenchCase c : flags.quick ? eb::quick_suite() : eb::full_suite()) {
+  const std::vector<eb::BenchCase> suite =
+      !flags.shapes.empty() ? eb::custom_suite(flags.shapes) : flags.quick ? eb::quick_suite() : eb::full_suite();
+  for (eb::BenchCase c : suite) {
     std::vector<eb::EpilogueKind> kept;
     for (eb::EpilogueKind k : c.epilogues) {
       if (flags.only.empty() || row_label(c, k).find(flags.only) != std::string::npos) kept.push_back(k);

@@ -3,8 +3,11 @@
 // them; the reference math mirrors each in double precision.
 #include "bench_cases.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <limits>
+
+#include "cuda_check.hpp"
 
 namespace epigemm::bench {
 
@@ -112,6 +115,36 @@ std::vector<BenchCase> full_suite() {
     for (const Shape& s : {shapes[0], shapes[1]}) cases.push_back({ab, s, none_alpha_beta});
   }
   return cases;
+}
+
+std::vector<BenchCase> custom_suite(const std::vector<Shape>& shapes) {
+  const std::vector<EpilogueKind> all(std::begin(kAllEpilogues), std::end(kAllEpilogues));
+  std::vector<BenchCase> cases;
+  for (const Shape& s : shapes) {
+    cases.push_back({DType::bf16, s, all});
+    cases.push_back({DType::f16, s, all});
+    cases.push_back({.ab = DType::bf16, .shape = s, .epilogues = all, .b_layout = BLayout::col_major});
+  }
+  return cases;
+}
+
+Shape parse_shape(const std::string& text) {
+  // Sizes separated by 'x' (three of them), or one size followed by "^3".
+  std::vector<std::int64_t> sizes;
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  while (true) {
+    std::int64_t v = 0;
+    const auto [next, ec] = std::from_chars(at, end, v);
+    if (ec != std::errc() || v <= 0) break;
+    sizes.push_back(v);
+    at = next;
+    if (at == end || *at != 'x') break;
+    ++at;
+  }
+  if (sizes.size() == 1 && std::string_view(at, end) == "^3") return {sizes[0], sizes[0], sizes[0]};
+  if (sizes.size() == 3 && at == end) return {sizes[0], sizes[1], sizes[2]};
+  throw BenchError("--shape wants MxNxK or S^3 with positive sizes, not \"" + text + "\"");
 }
 
 std::vector<BenchCase> quick_suite() {

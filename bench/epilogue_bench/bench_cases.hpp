@@ -116,5 +116,11 @@ std::vector<BenchCase> full_suite();
 /// M=16 N=K=8192 (all epilogues), fp8 e4m3 4096^3 (none, scale_amax) with
 /// fast accumulation and (none) with precise.
 std::vector<BenchCase> quick_suite();
+/// bf16 and f16 with B row-major, and bf16 with B column-major, at each
+/// of `shapes` with all six epilogues (the 16-bit part of full_suite() at
+/// other shapes).
+std::vector<BenchCase> custom_suite(const std::vector<Shape>& shapes);
+/// Parses "MxNxK" (or "S^3"); throws BenchError when it is not one.
+Shape parse_shape(const std::string& text);
 
 }  // namespace epigemm::bench
