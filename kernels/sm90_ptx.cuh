@@ -77,13 +77,13 @@ __device__ __forceinline__ void launch_dependent_grids() {
 // ---------------------------------------------------------------- cooperative grid barrier
 
 /// The barrier word of the workspace the driver gives a cooperative launch
-/// (CU_LAUNCH_ATTRIBUTE_COOPERATIVE): its address is in %envreg1 (high half)
-/// and %envreg2 (low half), the word 4 bytes past it (the ABI of
+/// (CU_LAUNCH_ATTRIBUTE_COOPERATIVE): its address is in %envreg1 (low half)
+/// and %envreg2 (high half), the word 4 bytes past it (the ABI of
 /// cooperative_groups' grid_group). Only valid in a cooperative launch.
 __device__ __forceinline__ u32* grid_barrier_word() {
   u32 lo, hi;
-  asm volatile("mov.u32 %0, %%envreg1;" : "=r"(hi));
-  asm volatile("mov.u32 %0, %%envreg2;" : "=r"(lo));
+  asm volatile("mov.u32 %0, %%envreg1;" : "=r"(lo));
+  asm volatile("mov.u32 %0, %%envreg2;" : "=r"(hi));
   return reinterpret_cast<u32*>(((static_cast<u64>(hi) << 32) | lo) + 4);
 }
 
