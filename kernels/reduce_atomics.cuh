@@ -5,7 +5,6 @@
 #pragma once
 
 #include "epilogue_ops.cuh"
-#include "epilogue_params.cuh"
 
 // NOTE: for floats of the same sign, the order of their bit patterns read as
 // integers follows their values: as signed ints for non-negative floats,
@@ -56,34 +55,6 @@ __device__ __forceinline__ void epg_atomic_reduce_f32(void* base, long long offs
 template <int Op>
 __device__ __forceinline__ void epg_store_reduce_identity_f32(void* base, long long offset) {
   static_cast<float*>(base)[offset] = epg_reduce_identity<Op, float>();
-}
-
-// Writes each reduce output's identity at flat position `index` of its
-// (L, M), (L, N) or (L) positions.
-template <class Epi>
-struct EpgFillIdentity {
-  const typename Epi::Params& p;
-  long long index, L, M, N;
-  template <int J>
-  __device__ __forceinline__ void visit() {
-    constexpr int kKind = Epi::kOutStoreKind[J];
-    const EpgOperand& o = p.out[J];
-    const long long extent = kKind == kEpgStoreRowReduce ? M : (kKind == kEpgStoreColumnReduce ? N : 1);
-    if (index >= L * extent) return;
-    const long long l = index / extent, x = index % extent;
-    const long long stride = kKind == kEpgStoreRowReduce ? o.stride_m : o.stride_n;
-    const long long offset = l * o.stride_l + (kKind == kEpgStoreScalarReduce ? 0 : x * stride);
-    epg_store_reduce_identity_f32<Epi::kOutReduceOp[J]>(o.ptr, offset);
-  }
-};
-
-// Every reduce output's identity at flat position `index` (a grid-stride
-// loop over L * max(M, N) positions covers them all).
-template <class Epi>
-__device__ __forceinline__ void epg_fill_reduce_identity(const typename Epi::Params& p, long long index, long long L,
-                                                         long long M, long long N) {
-  EpgFillIdentity<Epi> fill{p, index, L, M, N};
-  Epi::for_each_reduce(fill);
 }
 
 // Combines `value` across the lanes of a warp whose lane index differs only

@@ -159,6 +159,25 @@ struct EpgSimtFlushPartials {
   }
 };
 
+// Writes each reduce output's identity at flat position `index` of its
+// (L, M), (L, N) or (L) positions.
+template <class Epi>
+struct EpgSimtFillIdentity {
+  const typename Epi::Params& p;
+  long long index, L, M, N;
+  template <int J>
+  __device__ __forceinline__ void visit() {
+    constexpr int kKind = Epi::kOutStoreKind[J];
+    const EpgOperand& o = p.out[J];
+    const long long extent = kKind == kEpgStoreRowReduce ? M : (kKind == kEpgStoreColumnReduce ? N : 1);
+    if (index >= L * extent) return;
+    const long long l = index / extent, x = index % extent;
+    const long long stride = kKind == kEpgStoreRowReduce ? o.stride_m : o.stride_n;
+    const long long offset = l * o.stride_l + (kKind == kEpgStoreScalarReduce ? 0 : x * stride);
+    epg_store_reduce_identity_f32<Epi::kOutReduceOp[J]>(o.ptr, offset);
+  }
+};
+
 // Launch: blockDim.x = kEpgSimtThreads; grid (ceil(N/64), min(ceil(M/64), 65535),
 // min(L, 65535)); the y and z dimensions loop when the grid is smaller.
 template <int DA, int DB, class Epi>
@@ -253,6 +272,7 @@ __device__ __forceinline__ void epg_simt_fill_identity(const EpgSimtArgs<Epi>& a
   const long long total = g.l * (g.m > g.n ? g.m : g.n);
   for (long long index = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; index < total;
        index += static_cast<long long>(gridDim.x) * blockDim.x) {
-    epg_fill_reduce_identity<Epi>(args.epi, index, g.l, g.m, g.n);
+    EpgSimtFillIdentity<Epi> fill{args.epi, index, g.l, g.m, g.n};
+    Epi::for_each_reduce(fill);
   }
 }

@@ -130,7 +130,7 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, bool kFillInGrid = false,
+          bool kLoop = false, int kStaged = -1, int kStagedOut = -1,
           class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
@@ -153,20 +153,12 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   // CTA (skinny and one-wave problems) a load from DRAM there would be exposed.
   static constexpr bool kPrefetchInputs = true;
 
-  // The reduce outputs hold their identity only once it is written: by the
-  // fill kernel launched just before the GEMM or, with kFillInGrid, by every
-  // CTA of the (cooperatively launched) GEMM grid at its start (see
-  // FillsInGrid). Row and column reductions add to them from the first tile
-  // on, so the kernel waits before its first epilogue (AwaitsIdentity);
-  // Totals::commit's caller waits for itself.
-  static constexpr bool kFillsInGrid = kFillInGrid && Epi::kNumReduce > 0;
-  static constexpr bool kAwaitsIdentity =
+  // The reduce outputs hold their identity only once the fill kernel
+  // launched just before the GEMM is done (see AwaitsPriorGrid): row and
+  // column reductions add to them from the first tile on (Totals::commit's
+  // caller waits for itself).
+  static constexpr bool kAwaitsPriorGrid =
       epg_sm90_stores<Epi, kEpgStoreRowReduce>() || epg_sm90_stores<Epi, kEpgStoreColumnReduce>();
-
-  // Identity of every reduce output at flat position `index` (FillsInGrid).
-  __device__ __forceinline__ void fill_identity(long long index, long long L, long long M, long long N) const {
-    epg_fill_reduce_identity<Epi>(params, index, L, M, N);
-  }
 
   __device__ __forceinline__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const {
     prefetch_input<0>(m_base, n_base, cols, l, tid, M, N);

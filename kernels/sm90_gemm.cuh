@@ -319,10 +319,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     release_stage(smem, prev, tid);
     if (Cfg::kPingpong) ring.skip(k_stages);
 
-    // The reduce outputs' identity may still be in flight (written by the
-    // fill kernel launched before this grid, which the main loop above
-    // overlaps, or by the other CTAs of this one); visible after the wait.
-    if (AwaitsIdentity<Epi>::value && i < kTileStride) await_reduce_identity<Epi>();
+    // The fill kernel launched before this grid may still be writing the
+    // reduce outputs' identity (programmatic dependent launch: the main loop
+    // above overlaps it); its writes are visible to this thread after the wait.
+    if (AwaitsPriorGrid<Epi>::value && i < kTileStride) grid_dependency_wait();
     // A new batch of a batched whole output: the partials so far leave first
     // (cooperative: both consumers see the same tiles and flush together).
     if constexpr (TotalsOf<Epi>::value) {
@@ -351,8 +351,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 /// output (StagesOutput), laid out as D (any valid map otherwise: unused).
 /// `params` also carries D's pointer and strides (edge chunks, see GemmParams);
 /// `epi` is the per-element hook (see IdentityEpilogue for the contract); it is
-/// a __grid_constant__ parameter, so hooks read their fields in place. A hook
-/// that FillsInGrid needs a cooperative launch.
+/// a __grid_constant__ parameter, so hooks read their fields in place.
 template <class Cfg, class Epi>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a,
@@ -368,17 +367,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // what derives from it (the wgmma descriptors) in uniform registers.
   const int warpgroup = __shfl_sync(0xffffffffu, static_cast<int>(threadIdx.x / 128), 0);
 
-  if constexpr (FillsInGrid<Epi>::value) {
-    // The reduce outputs' identities, a slice per thread of the grid; then
-    // the CTA's arrival publishes them (see await_reduce_identity).
-    const long long M = params.M, N = params.N, L = params.L;
-    const long long total = L * (M > N ? M : N);
-    for (long long index = static_cast<long long>(blockIdx.x) * Cfg::kThreads + threadIdx.x; index < total;
-         index += static_cast<long long>(gridDim.x) * Cfg::kThreads)
-      epi.fill_identity(index, L, M, N);
-    __syncthreads();
-    if (threadIdx.x == 0) identity_token() = grid_barrier_arrive(grid_barrier_word());
-  }
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < Cfg::kStages; ++s) {

@@ -74,42 +74,6 @@ __device__ __forceinline__ void launch_dependent_grids() {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 }
 
-// ---------------------------------------------------------------- cooperative grid barrier
-
-/// The barrier word of the workspace the driver gives a cooperative launch
-/// (CU_LAUNCH_ATTRIBUTE_COOPERATIVE): its address is in %envreg1 (low half)
-/// and %envreg2 (high half), the word 4 bytes past it (the ABI of
-/// cooperative_groups' grid_group). Only valid in a cooperative launch.
-__device__ __forceinline__ u32* grid_barrier_word() {
-  u32 lo, hi;
-  asm volatile("mov.u32 %0, %%envreg1;" : "=r"(lo));
-  asm volatile("mov.u32 %0, %%envreg2;" : "=r"(hi));
-  return reinterpret_cast<u32*>(((static_cast<u64>(hi) << 32) | lo) + 4);
-}
-
-/// One thread per CTA, after a CTA-wide barrier that follows the CTA's writes
-/// (which this release publishes): adds the CTA's arrival. CTA 0 adds
-/// 2^31 - (CTAs - 1) and every other CTA 1, so bit 31 of the word flips once
-/// all have arrived, whatever the word held before. Returns the word as it
-/// was before this add: the token grid_barrier_wait compares against.
-__device__ __forceinline__ u32 grid_barrier_arrive(u32* word) {
-  const u32 ctas = gridDim.x * gridDim.y * gridDim.z;
-  const u32 add = blockIdx.x + blockIdx.y + blockIdx.z == 0 ? 0x80000000u - (ctas - 1) : 1u;
-  u32 old;
-  asm volatile("atom.add.release.gpu.u32 %0, [%1], %2;" : "=r"(old) : "l"(word), "r"(add) : "memory");
-  return old;
-}
-
-/// Spins (per thread) until every CTA has arrived on the barrier whose
-/// arrival returned `token`; the arrived CTAs' published writes are then
-/// visible to this thread.
-__device__ __forceinline__ void grid_barrier_wait(const u32* word, u32 token) {
-  u32 now;
-  do {
-    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(now) : "l"(word) : "memory");
-  } while (((now ^ token) & 0x80000000u) == 0);
-}
-
 // ---------------------------------------------------------------- clusters
 
 /// This CTA's rank inside its cluster.

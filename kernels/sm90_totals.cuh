@@ -50,53 +50,19 @@ struct TotalsOrNone<void> {
 template <class Epi>
 struct TotalsOf<Epi, typename VoidOf<typename Epi::Totals>::type> : TotalsOrNone<typename Epi::Totals> {};
 
-/// Whether the hook's outputs need their reduce identities in place before
-/// its first epilogue (`static constexpr bool kAwaitsIdentity = true`: row
-/// and column reductions, which add from the first tile on): each consumer
-/// thread then calls await_reduce_identity before it. The identities come
-/// from the fill kernel launched just before the GEMM (programmatic dependent
-/// launch: it may still be running while the main loop starts) or from the
-/// grid itself (FillsInGrid).
+/// Whether the hook's outputs are initialised by the kernel launched just
+/// before the GEMM (`static constexpr bool kAwaitsPriorGrid = true`; the
+/// identity fill of its reductions), which with programmatic dependent launch
+/// may still be running while the GEMM's main loop starts: each consumer
+/// thread then executes griddepcontrol.wait before its first epilogue.
 template <class Epi, class = void>
-struct AwaitsIdentity {
+struct AwaitsPriorGrid {
   static constexpr bool value = false;
 };
 template <class Epi>
-struct AwaitsIdentity<Epi, typename VoidOf<decltype(Epi::kAwaitsIdentity)>::type> {
-  static constexpr bool value = Epi::kAwaitsIdentity;
+struct AwaitsPriorGrid<Epi, typename VoidOf<decltype(Epi::kAwaitsPriorGrid)>::type> {
+  static constexpr bool value = Epi::kAwaitsPriorGrid;
 };
-
-/// Whether the GEMM grid writes the identity of the hook's reduce outputs
-/// itself (`static constexpr bool kFillsInGrid = true`): it is then launched
-/// cooperatively, every thread writes a slice of the identities at the start,
-/// each CTA arrives on the driver's grid barrier, and a thread waits for all
-/// arrivals (await_reduce_identity) before its first atomic, instead of the
-/// identity fill kernel before the grid and griddepcontrol.wait.
-template <class Epi, class = void>
-struct FillsInGrid {
-  static constexpr bool value = false;
-};
-template <class Epi>
-struct FillsInGrid<Epi, typename VoidOf<decltype(Epi::kFillsInGrid)>::type> {
-  static constexpr bool value = Epi::kFillsInGrid;
-};
-
-/// This CTA's arrival token on the grid barrier (FillsInGrid), written by
-/// thread 0 before the kernel's first CTA-wide barrier.
-__device__ __forceinline__ u32& identity_token() {
-  __shared__ u32 token;
-  return token;
-}
-
-/// Every reduce output's identity has landed: waits for the grid barrier
-/// (FillsInGrid) or for the identity fill kernel launched before this grid.
-template <class Epi>
-__device__ __forceinline__ void await_reduce_identity() {
-  if constexpr (FillsInGrid<Epi>::value)
-    grid_barrier_wait(grid_barrier_word(), identity_token());
-  else
-    grid_dependency_wait();
-}
 
 /// Shared memory for the partials of every warp of both consumers, then the
 /// two consumers' batches: static shared memory, which the kernel's
@@ -136,7 +102,8 @@ __device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int
       const int other = batches[1];
       if (other >= 0) {
         if (totals.flushes_before(other)) {
-          await_reduce_identity<Epi>();
+          // The identity fill (launched before this grid) must have landed.
+          grid_dependency_wait();
           totals.commit(epi);
         }
         if (totals.batch() < 0) totals.reset(other);
@@ -144,7 +111,7 @@ __device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int
 #pragma unroll
       for (int w = 0; w < 4; ++w) totals.merge(scratch + (4 + w) * Totals::kBytes);
     }
-    await_reduce_identity<Epi>();
+    grid_dependency_wait();
     totals.commit(epi);
   }
   totals.reset(-1);

@@ -222,7 +222,6 @@ const DeviceInfo& Driver::device_info(int device) const {
   info->l2_bytes = attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
   info->cluster_launch = attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0;
   info->programmatic_launch = info->cc_major >= 9 && driver_version_ >= kProgrammaticLaunchVersion;
-  info->cooperative_launch = attribute(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) != 0;
   std::size_t total = 0;
   check(device_total_mem(&total, dev), "reading the device memory size");
   info->total_memory = total;
@@ -275,13 +274,13 @@ PointerInfo Driver::pointer_info(const void* ptr) const {
 
 void Driver::launch(CUfunction function, const LaunchConfig& c, void** params) const {
   const bool clustered = c.cluster.x * c.cluster.y * c.cluster.z > 1;
-  if (!clustered && !c.programmatic_dependency && !c.cooperative) {
+  if (!clustered && !c.programmatic_dependency) {
     check(launch_kernel(function, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.shared_bytes,
                         c.stream, params, nullptr),
           "launching a kernel");
     return;
   }
-  CUlaunchAttribute attributes[3]{};
+  CUlaunchAttribute attributes[2]{};
   unsigned count = 0;
   if (clustered) {
     CUlaunchAttribute& cluster = attributes[count++];
@@ -295,11 +294,6 @@ void Driver::launch(CUfunction function, const LaunchConfig& c, void** params) c
     serialization.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     serialization.value.programmaticStreamSerializationAllowed = 1;
   }
-  if (c.cooperative) {
-    CUlaunchAttribute& cooperative = attributes[count++];
-    cooperative.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-    cooperative.value.cooperative = 1;
-  }
   CUlaunchConfig config{};
   config.gridDimX = c.grid.x;
   config.gridDimY = c.grid.y;
@@ -312,9 +306,7 @@ void Driver::launch(CUfunction function, const LaunchConfig& c, void** params) c
   config.attrs = attributes;
   config.numAttrs = count;
   check(launch_kernel_ex(&config, function, params, nullptr),
-        clustered     ? "launching a kernel with a thread-block cluster"
-        : c.cooperative ? "launching a cooperative kernel"
-                        : "launching a kernel with a programmatic dependency");
+        clustered ? "launching a kernel with a thread-block cluster" : "launching a kernel with a programmatic dependency");
 }
 
 void Driver::set_max_dynamic_shared_memory(CUfunction function, int bytes) const {

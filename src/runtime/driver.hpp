@@ -34,8 +34,6 @@ struct DeviceInfo {
   /// Programmatic dependent launch (sm_90+) that stream capture also keeps
   /// (driver 12.3+); see LaunchConfig::programmatic_dependency.
   bool programmatic_launch = false;
-  /// Cooperative launches (all blocks co-resident; the grid barrier workspace).
-  bool cooperative_launch = false;
   std::size_t total_memory = 0;   ///< bytes
 };
 
@@ -66,10 +64,6 @@ struct LaunchConfig {
   /// The kernel must execute griddepcontrol.wait before it touches memory
   /// the previous kernel writes. Only where DeviceInfo::programmatic_launch.
   bool programmatic_dependency = false;
-  /// Launched with CU_LAUNCH_ATTRIBUTE_COOPERATIVE: every block is resident
-  /// at once (the grid must fit the device) and the driver provides the grid
-  /// barrier's workspace. Only where DeviceInfo::cooperative_launch.
-  bool cooperative = false;
 };
 
 /// The loaded driver API. Function pointers are public so callers can reach

@@ -1,9 +1,7 @@
 // Reductions of the sm90 provider against cpu_reference, outputs poisoned:
 // whole-output sums, maxima, minima and amax over many tiles per CTA (one
-// atomic per CTA and batch) on every tile configuration, the identities
-// written by the GEMM grid itself (1x1 tiles: cooperative launch, a grid
-// barrier) or by the fill kernel it overlaps (2x1 clusters: programmatic
-// dependent launch), and two GEMMs back
+// atomic per CTA and batch) on every tile configuration, the identity fill
+// overlapped by the GEMM (programmatic dependent launch), and two GEMMs back
 // to back on one stream, the second reading the first's D.
 #include "gpu/sm90_problem.hpp"
 
@@ -61,10 +59,9 @@ TEST_F(Sm90Reduce, WholeOutputReductionsOverManyTilesPerCtaOnEveryTile) {
 }
 
 TEST_F(Sm90Reduce, IdentityFillLandsBeforeTheOverlappingGemmAdds) {
-  // 2^18 columns: a column sum's identity for each (and a row maximum's and
-  // an amax's), written by the grid's threads before the grid barrier (1x1
-  // tiles) or by the fill kernel while the GEMM, launched as its programmatic
-  // dependent, runs its first tiles (2x1 clusters; K = 16: one k-block). Outputs start as NaN (poison
+  // 2^18 columns: the fill writes a column sum for each (and a row maximum
+  // and an amax) while the GEMM, launched as its programmatic dependent, runs
+  // its first tiles (K = 16: one k-block). Outputs start as NaN (poison
   // 0xFF) or 0x5A5A5A5A, so an add that comes before its identity shows.
   EPIGEMM_REQUIRE_SM90(driver);
   const std::int64_t M = 64, N = std::int64_t{1} << 18, K = 16;

@@ -59,8 +59,6 @@ bool reduces(const Problem& p) {
 
 }  // namespace
 
-bool sm90_fills_in_grid(const Problem& p, const Sm90TileConfig& c) { return reduces(p) && c.cluster_m == 1; }
-
 std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
   TextWriter out;
   out << "epigemm::sm90::gemm_kernel<epigemm::sm90::GemmConfig<" << device_type(p.A.dtype) << ", "
@@ -71,7 +69,7 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
   out << ">, EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
       << "ull, " << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", "
-      << plan.staged_output << ", " << (sm90_fills_in_grid(p, c) ? "true" : "false");
+      << plan.staged_output;
   if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
   out << ">>";
   return out.str();
@@ -87,7 +85,7 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
   out << "#include \"epilogue_params.cuh\"\n#include \"dtypes.cuh\"\n#include \"epilogue_ops.cuh\"\n\n";
   out << codegen::emit_epilogue(*p.dag, p.accumulator, p.compute) << "\n";
   out << "#include \"sm90_fused_epilogue.cuh\"\n#include \"sm90_gemm.cuh\"\n";
-  if (reduces(p) && !sm90_fills_in_grid(p, c)) {
+  if (reduces(p)) {
     // The simt template's identity fill serves here too: same argument
     // record, same traits. It lets the GEMM (launched next as its
     // programmatic dependent) start at once; the GEMM waits for the fill's

@@ -13,20 +13,12 @@
 namespace epigemm::detail {
 
 /// The entry point that fills reduce outputs with their identity before the
-/// GEMM (extern "C"; present only when the epilogue reduces and the grid does
-/// not fill them itself, see sm90_fills_in_grid). It takes the
+/// GEMM (extern "C"; present only when the epilogue reduces). It takes the
 /// simt kernels' argument record (EpgSimtArgs) and 256-thread blocks.
 inline constexpr const char kSm90FillKernel[] = "epg_sm90_fill_kernel";
 inline constexpr int kSm90FillThreads = 256;
 /// Threads of the GEMM kernel: one producer and two consumer warpgroups.
 inline constexpr int kSm90Threads = 384;
-
-/// Whether the GEMM grid writes its reduce outputs' identity itself (the
-/// epilogue reduces and the tile runs without clusters): it is then launched
-/// cooperatively and the source has no fill kernel (kernels/sm90_totals.cuh,
-/// FillsInGrid). Otherwise a reducing epilogue's identity comes from the fill
-/// kernel launched before the GEMM.
-bool sm90_fills_in_grid(const Problem& problem, const Sm90TileConfig& config);
 
 /// The GEMM's name expression, e.g. "epigemm::sm90::gemm_kernel<
 /// epigemm::sm90::GemmConfig<__half, __half, __half, epigemm::sm90::Major::K,

@@ -68,10 +68,6 @@ Status Sm90Operator::check_device(const Problem& p) const {
       return Status::unsupported(cuda_name(device) + " is sm_" + std::to_string(sm) +
                                  "; the sm90 kernels need an sm_90 (Hopper) GPU");
     }
-    if (sm90_fills_in_grid(p, config_) && !driver->device_info(device).cooperative_launch) {
-      return Status::unsupported(cuda_name(device) +
-                                 " cannot launch cooperative kernels, which this tile needs for its reduce outputs");
-    }
   }
   // Device ordinal, current context, pointer kinds and element alignment.
   return device_checks_.check(p);
@@ -117,9 +113,8 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
   Kernels k;
   k.gemm = loaded.function;
   k.shared_bytes = static_cast<unsigned>(config_.shared_bytes(static_cast<int>(size_bytes(plan.d_dtype))));
-  k.cooperative = sm90_fills_in_grid(p, config);
   for (const EpilogueOperand& out : p.outputs) {
-    if (ir::is_reduce_store(out.store_kind) && !k.cooperative && k.fill == nullptr) {
+    if (ir::is_reduce_store(out.store_kind) && k.fill == nullptr) {
       driver.check(driver.module_get_function(&k.fill, loaded.module, kSm90FillKernel),
                    "finding the sm90 identity-fill kernel");
     }
@@ -203,7 +198,6 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   // its main loop overlaps them, and it waits for their writes before it
   // first adds to a reduce output (griddepcontrol.wait).
   config.programmatic_dependency = k.overlap_fill;
-  config.cooperative = k.cooperative;
   void* params[] = {&maps.a, &maps.b, &maps.d, &maps.c, &maps.f, &gemm, hook};
   driver.launch(k.gemm, config, params);
 }

@@ -48,7 +48,6 @@ class Sm90Operator final : public OperatorImpl {
     unsigned max_ctas = 0;
     unsigned shared_bytes = 0;
     bool overlap_fill = false;  ///< the GEMM starts beside the fill (programmatic dependent launch)
-    bool cooperative = false;   ///< the GEMM writes the identities itself (sm90_fills_in_grid)
   };
 
   Status check_device(const Problem& problem) const;
