@@ -84,12 +84,15 @@ constexpr double kCooperativeEpilogueExposure = 1.02;
 /// M (zeros TMA fills in, and wgmmas over them): 128x64 took 71 us at M = 16,
 /// N = K = 8192 (bf16 A/B, e4m3 D); 64x128 then took 52 us.
 constexpr double kIdleConsumerCost = 1.4;
-/// A tile taller than M has TMA fill A's rows past M with zeros, which costs
-/// the load as much as rows it reads: at M = 16, N = K = 8192 (bf16) the
-/// 64x64 tile streamed B at 0.73 of copy bandwidth, a 4-D box of 4 k-blocks
-/// cut to A's 16 rows at 0.89 (bench/sm90_dev/tma_read.cu). Grouped-k tiles
-/// cut the box to M's rows.
-constexpr double kPaddedARowsCost = 1.2;
+/// A tile taller than M (wider than N) has TMA fill A's rows past M (B's
+/// columns past N) with zeros, which costs the load as much as rows it
+/// reads: at M = 16, N = K = 8192 (bf16) the 64x64 tile streamed B at 0.73 of
+/// copy bandwidth, a 4-D box of 4 k-blocks cut to A's 16 rows at 0.89
+/// (bench/sm90_dev/tma_read.cu); at M = 8192, N = 16 (B column-major) 128x64
+/// took 45 us, 64x64 48 us, 64x128 with two k-blocks per stage 86 us. The
+/// time grows by this factor times the zero-filled share of a stage's rows
+/// (grouped-k tiles cut A's boxes to M's rows, not B's).
+constexpr double kPaddedRowsCost = 0.55;
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
 /// on 64x128).
@@ -209,19 +212,25 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const double k_blocks = static_cast<double>(std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1));
   const double math = waves * k_blocks * (static_cast<double>(c.bm) * c.bn / tile_efficiency(c)) * kNsPerTileElement;
   // Memory: every byte of A, B and D crosses DRAM once; the busy CTAs keep
-  // `stages` k-blocks of B in flight each, which caps the rate by Little's law.
+  // `stages` k-blocks of the streamed operand in flight each, which caps the
+  // rate by Little's law: A when at most two tile columns read each of its
+  // rows (N = 16: A holds the weights), else B (the weights of a skinny M;
+  // bigger problems are not limited by it); only the rows inside M and N
+  // come from memory (TMA fills the rest with zeros).
   const double in_bytes = c.operand_bytes();
   const double L = static_cast<double>(std::max<std::int64_t>(p.L, 1));
   const double M = static_cast<double>(p.M), N = static_cast<double>(p.N), K = static_cast<double>(p.K);
   const double bytes = L * ((M * K + K * N) * in_bytes + M * N * size_bytes(p.D.dtype));
   const double busy_ctas = static_cast<double>(std::min(cluster_tiles, slots) * c.cluster_m);
-  const double in_flight = busy_ctas * c.stages * c.k_group * c.bn * 128.0;
+  const double a_rows = static_cast<double>(std::min<std::int64_t>(c.bm, p.M));
+  const double b_rows = static_cast<double>(std::min<std::int64_t>(c.bn, p.N));
+  const bool a_streamed = ceil_div(p.N, c.bn) <= 2;
+  const double in_flight = busy_ctas * c.stages * c.k_group * (a_streamed ? a_rows : b_rows) * 128.0;
   const double rate = 1.0 / (1.0 / kDramBytesPerNs + kLoadLatencyNs / in_flight);
   // L2 -> shared memory: for every k-block each tile loads a 128-byte row
   // of K for each of its rows of A (only those inside M: TMA fills the rest
   // with zeros) and each of its columns of B (a cluster shares them), so
   // narrow tiles re-read the other operand more often.
-  const double a_rows = static_cast<double>(std::min<std::int64_t>(c.bm, p.M));
   const double fill =
       static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 * (a_rows + static_cast<double>(c.bn) / c.cluster_m);
   double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});
@@ -239,7 +248,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
-  if (c.k_group == 1 && p.M < c.bm) time *= kPaddedARowsCost;
+  const double padded_rows = (c.k_group == 1 ? c.bm - a_rows : 0.0) + (c.bn - b_rows);
+  time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);
   return time;
 }
 

@@ -91,7 +91,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 /// over the SMs times the time of one tile: its area over its relative
 /// efficiency) and the memory traffic (A, B and D's bytes at the DRAM
 /// bandwidth, slowed when too few loads are in flight: the busy CTAs times
-/// the B bytes of their rings over the load latency), times a small factor
+/// the streamed operand's bytes in their rings over the load latency), times a small factor
 /// that favours 2x1 clusters when many waves share B.
 double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count);
 

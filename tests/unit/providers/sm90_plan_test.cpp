@@ -529,6 +529,25 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   EXPECT_LT(detail::sm90_modelled_time(old, p, 132), detail::sm90_modelled_time(tall, p, 132));
 }
 
+TEST(Sm90Heuristic, StreamsSkinnyNProblemsWithFewPaddedColumns) {
+  // N = 16, M = K = 8192: A holds the weights, and every column of a tile
+  // past N is a zero-filled row of B that costs its load like a real one
+  // (measured, B column-major: 128x64 45 us, 64x64 48 us, 64x128 with two
+  // k-blocks per stage 86 us). The narrow tiles win; the model counts A's
+  // rows in flight there, not B's.
+  for (const std::int64_t n : {16, 32}) {
+    const Sm90TileConfig best = best_for(8192, n, 8192);
+    EXPECT_EQ(best.bn, 64) << n << ": " << best.shape_name();
+    EXPECT_EQ(best.k_group, 1) << n << ": " << best.shape_name();
+  }
+  detail::Problem p;
+  p.M = p.K = 8192;
+  p.N = 16;
+  p.D.dtype = DType::bf16;
+  const Sm90TileConfig wide{64, 128, 1, 4, Sm90OperandClass::bits16, false, 0, 2};
+  EXPECT_GT(detail::sm90_modelled_time(wide, p, 132), 1.2 * detail::sm90_modelled_time(best_for(8192, 16, 8192), p, 132));
+}
+
 TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
   const Sm90TileConfig narrow{64, 64, 1, 13, Sm90OperandClass::bits16};
   const auto flags = [&](const HostProblem& hp) {
