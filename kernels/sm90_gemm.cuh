@@ -70,9 +70,9 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
     const int lb = p.b_batched ? tile.l : 0;
     if constexpr (Cfg::kKGroup > 1) {
       // One 4-D box per operand and stage: kKGroup k-blocks of p.a_box_rows
-      // rows of A and kBN rows of B (k-blocks past K arrive as zeros); an
-      // N-major B in one box of kKGroup * kBK rows per 64-column chunk.
-      const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + Cfg::kBN) * 128);
+      // rows of A and p.b_box_rows rows of B (k-blocks past K arrive as
+      // zeros); an N-major B in one box of kKGroup * kBK rows per 64-column chunk.
+      const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + p.b_box_rows) * 128);
       for (int kg = 0; kg < (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup; ++kg) {
         mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
         const u32 full = smem.full_bar(ring.stage);
@@ -248,9 +248,12 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   // A staged epilogue input is loaded once the main loop is under way
   // (after k-block issue_kb's wgmmas are issued), one load per tile.
   // Stages per tile: k-blocks, or groups of kKGroup of them; in a grouped
-  // stage A's k-blocks lie p.a_box_rows rows apart.
+  // stage A's k-blocks lie p.a_box_rows rows apart, a K-major B's
+  // p.b_box_rows rows.
   const int k_stages = (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup;
   const u32 a_kblock_bytes = Cfg::kKGroup > 1 ? static_cast<u32>(p.a_box_rows * 128) : 0u;
+  const u32 b_kblock_bytes = Cfg::kKGroup > 1 && Cfg::kMajorB == Major::K ? static_cast<u32>(p.b_box_rows * 128)
+                                                                          : static_cast<u32>(Cfg::kBKBlockStride);
   const int issue_kb = k_stages > 2 ? 2 : k_stages - 1;
   u32 staged_parity = 0;
 
@@ -290,7 +293,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       wgmma_fence();
 #pragma unroll
       for (int j = 0; j < Cfg::kKGroup; ++j) {
-        const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * Cfg::kBKBlockStride;
+        const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * b_kblock_bytes;
 #pragma unroll
         for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
           // The first k-step of a tile overwrites the accumulators (scale-d = 0).

@@ -28,6 +28,11 @@ struct GemmParams {
   /// loaded ones). wgmma still reads 64 rows; the rows past these belong to
   /// output rows past M and are never stored.
   int a_box_rows = 0;
+  /// Grouped-k tiles with a K-major B only: rows of each k-block's B box,
+  /// likewise a multiple of 8 no larger than kBN (the columns of N a tile
+  /// can hold); wgmma still reads kBN rows, the rows past these belonging to
+  /// output columns past N. kBN for an N-major B.
+  int b_box_rows = 0;
   /// D itself (row-major, element (l, m, n) at d + l*d_batch + m*ldd + n), used
   /// only for the edge chunks that TMA cannot store: a TMA store writes whole
   /// 16-byte units, so when N * sizeof(TD) is not a multiple of 16 the last
@@ -81,9 +86,10 @@ struct AccumulatorOf<unsigned char> {
 /// accumulators with f32 FADDs ("promotion", precise accumulation);
 /// kKGroup: k-blocks per pipeline stage, A's brought by one TMA load of a 4-D
 /// box ({kBK, rows, k-blocks, 1} of the {kBK, M, K / kBK, L} view: K-major
-/// A, K a multiple of kBK), B's by one such box when K-major, else by one
-/// box of kKGroup * kBK rows per 64-column chunk; 1x1 clusters: fewer and
-/// larger loads, which streams a skinny problem's weights faster.
+/// A, K a multiple of kBK), B's by one such box when K-major (its rows cut
+/// to N's like A's to M's), else by one box of kKGroup * kBK rows per
+/// 64-column chunk; 1x1 clusters: fewer and larger loads, which streams a
+/// skinny problem's weights faster.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
           int kPromoteKBlocks_ = 0, int kKGroup_ = 1>

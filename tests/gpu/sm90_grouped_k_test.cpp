@@ -1,7 +1,8 @@
 // The grouped-k sm90 tiles (several k-blocks per stage, A's in one 4-D TMA
-// box cut to M's rows, B's in one box per stage or per 64 columns) against
-// cpu_reference, B of either major: skinny and
-// taller M (A boxes of 8 to 64 rows, rows past M never stored), N and K that
+// box cut to M's rows, B's in one box per stage, cut to N's columns when
+// K-major, or per 64 columns) against cpu_reference, B of either major:
+// skinny and taller M (A boxes of 8 to 64 rows, rows past M never stored),
+// skinny N (B boxes of 8 to 64 rows), N and K that
 // leave partial tiles and a partial last group of k-blocks, batches with a
 // shared B, a fused epilogue with reductions, and the tile the heuristic picks
 // for a skinny problem.
@@ -67,6 +68,22 @@ TEST_F(Sm90GroupedK, SkinnyAndTallerMWithPartialTilesAndGroups) {
   }
 }
 
+TEST_F(Sm90GroupedK, SkinnyNWithBBoxesCutToNsColumns) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  // N from 1 (an 8-row B box) to 100 (two tile columns, the second cut on
+  // no tile: B's boxes hold min(N, bn) rounded up to 8); a column-major B is
+  // cut, a row-major one loaded in whole 64-column boxes.
+  const Case cases[] = {{1, 2048, 1, 1024, DType::bf16, DType::bf16}, {1, 1000, 13, 4160, DType::bf16, DType::f32},
+                        {1, 777, 16, 256, DType::f16, DType::f16},    {1, 300, 40, 1152, DType::bf16, DType::bf16},
+                        {1, 520, 100, 512, DType::f16, DType::f32},   {2, 200, 24, 640, DType::bf16, DType::bf16}};
+  for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
+    for (const Case& c : cases) {
+      if (c.K < config.bk() * config.k_group) continue;
+      for (const bool b_k_major : {true, false}) run(*driver, c, config, b_k_major);
+    }
+  }
+}
+
 TEST_F(Sm90GroupedK, NormalDataAndASharedB) {
   EPIGEMM_REQUIRE_SM90(driver);
   for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
@@ -96,6 +113,19 @@ TEST_F(Sm90GroupedK, TheHeuristicStreamsSkinnyWeightsOnAGroupedTile) {
     const std::string name = run_sm90_and_compare(p);
     EXPECT_NE(name.find("64x64x64_c1x1_kgroup4"), std::string::npos) << name;
   }
+}
+
+TEST_F(Sm90GroupedK, TheHeuristicStreamsSkinnyNWeightsOnAGroupedTile) {
+  // N = 16 with B column-major: A holds the weights, B's boxes are cut to
+  // its 16 columns.
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem p(*driver, rng);
+  const std::int64_t M = 4096, N = 16, K = 4096;
+  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K, true, true);
+  p.set_source("def epi(accum):\n    D = accum\n    return D\n");
+  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
+  const std::string name = run_sm90_and_compare(p);
+  EXPECT_NE(name.find("kgroup"), std::string::npos) << name;
 }
 
 }  // namespace

@@ -77,6 +77,7 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
   g.a_evict_first = (one_batch || plan.a_batched) && (p.N + config.bn - 1) / config.bn <= 2 ? 1 : 0;
   g.b_evict_first = (one_batch || plan.b_batched) && (p.M + config.bm - 1) / config.bm <= 2 ? 1 : 0;
   g.a_box_rows = sm90_a_box_rows(p.M, config);
+  g.b_box_rows = sm90_b_box_rows(p.N, config, plan.b_k_major);
   g.d = const_cast<void*>(plan.d.data);
   g.ldd = plan.ldd;
   g.d_batch = plan.d_batch;
@@ -91,6 +92,11 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
 int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept {
   if (config.k_group == 1) return config.bm;
   return static_cast<int>((std::min<std::int64_t>(M, config.bm) + 7) / 8 * 8);
+}
+
+int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept {
+  if (config.k_group == 1 || !b_k_major) return config.bn;
+  return static_cast<int>((std::min<std::int64_t>(N, config.bn) + 7) / 8 * 8);
 }
 
 void Sm90TensorMaps::get(const runtime::Driver& driver, const Sm90Plan& plan, Sm90Maps& out) {
@@ -125,9 +131,11 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
     const unsigned rows = static_cast<unsigned>(sm90_a_box_rows(static_cast<std::int64_t>(plan.a.dims[1]), config_));
     encode_grouped(driver, plan.a, static_cast<unsigned>(bk), rows, static_cast<unsigned>(config_.k_group),
                    "encoding the TMA tensor map of A", maps_.a);
-    if (plan.b_k_major) {
-      encode_grouped(driver, plan.b, static_cast<unsigned>(bk), static_cast<unsigned>(config_.bn),
-                     static_cast<unsigned>(config_.k_group), "encoding the TMA tensor map of B", maps_.b);
+    if (plan.b_k_major) {  // B's view is {K, N, L}
+      const unsigned b_rows =
+          static_cast<unsigned>(sm90_b_box_rows(static_cast<std::int64_t>(plan.b.dims[1]), config_, true));
+      encode_grouped(driver, plan.b, static_cast<unsigned>(bk), b_rows, static_cast<unsigned>(config_.k_group),
+                     "encoding the TMA tensor map of B", maps_.b);
     } else {  // {N, K, L}: per 64-column chunk, a box of k_group k-blocks of rows
       encode_one(driver, plan.b, 64, static_cast<unsigned>(bk * config_.k_group), "encoding the TMA tensor map of B",
                  maps_.b);

@@ -26,6 +26,7 @@ struct Sm90GemmParams {
   int a_evict_first = 0;
   int b_evict_first = 0;
   int a_box_rows = 0;
+  int b_box_rows = 0;
   void* d = nullptr;
   long long ldd = 0;
   long long d_batch = 0;
@@ -44,6 +45,9 @@ Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, co
 /// Rows of A's TMA box per k-block (GemmParams::a_box_rows): bm, or for
 /// grouped-k tiles M rounded up to 8 when that is fewer.
 int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept;
+/// Rows of B's TMA box per k-block (GemmParams::b_box_rows): bn, or for
+/// grouped-k tiles with a K-major B, N rounded up to 8 when that is fewer.
+int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept;
 
 /// The five maps one launch passes, in the kernel's parameter order; c and
 /// f are the staged epilogue input's and output's, or copies of d's.

@@ -39,6 +39,9 @@ constexpr Sm90TileConfig kConfigs[] = {
     // Skinny problems' weights streamed in 4-D boxes of several k-blocks
     // (32 KB of B per load on both): 3 x 64 KB and 4 x 48 KB stages.
     {64, 64, 1, 3, C::bits16, false, 0, 4}, {64, 128, 1, 4, C::bits16, false, 0, 2},
+    // Skinny-N problems' weights (A) likewise, B's boxes cut to N's columns
+    // when B is K-major: 4 x 48 KB stages.
+    {128, 64, 1, 4, C::bits16, false, 0, 2},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -91,7 +94,7 @@ constexpr double kIdleConsumerCost = 1.4;
 /// (bench/sm90_dev/tma_read.cu); at M = 8192, N = 16 (B column-major) 128x64
 /// took 45 us, 64x64 48 us, 64x128 with two k-blocks per stage 86 us. The
 /// time grows by this factor times the zero-filled share of a stage's rows
-/// (grouped-k tiles cut A's boxes to M's rows, not B's).
+/// (grouped-k tiles cut A's boxes to M's rows, and a K-major B's to N's).
 constexpr double kPaddedRowsCost = 0.55;
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
@@ -231,8 +234,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // of K for each of its rows of A (only those inside M: TMA fills the rest
   // with zeros) and each of its columns of B (a cluster shares them), so
   // narrow tiles re-read the other operand more often.
-  const double fill =
-      static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 * (a_rows + static_cast<double>(c.bn) / c.cluster_m);
+  // Grouped-k tiles cut A's boxes to M's rows and a K-major B's to N's.
+  const bool b_cut = c.k_group > 1 && p.B.row_stride == 1;
+  const double b_loaded = b_cut ? b_rows : static_cast<double>(c.bn) / c.cluster_m;
+  const double fill = static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 * (a_rows + b_loaded);
   double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});
   // Ties (memory- or fill-bound shapes) go to the tile that computes faster.
   time *= 1.0 + 0.05 * (1.0 - tile_efficiency(c));
@@ -248,7 +253,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
-  const double padded_rows = (c.k_group == 1 ? c.bm - a_rows : 0.0) + (c.bn - b_rows);
+  const double padded_rows = (c.k_group == 1 ? c.bm - a_rows : 0.0) + (b_cut ? 0.0 : c.bn - b_rows);
   time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);
   return time;
 }

@@ -580,9 +580,21 @@ TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
   EXPECT_EQ(detail::sm90_a_box_rows(13, grouped), 16);
   EXPECT_EQ(detail::sm90_a_box_rows(1000, grouped), 64);
   EXPECT_EQ(detail::sm90_a_box_rows(13, Sm90TileConfig{64, 64, 1, 13, Sm90OperandClass::bits16}), 64);
-  // B row-major (N contiguous) too; A column-major only on the plain tiles.
+  // A K-major B's boxes hold N's columns likewise (N = 256: all 64 rows).
+  EXPECT_EQ(detail::sm90_gemm_params(ok.problem, plan, grouped).b_box_rows, 64);
+  HostProblem skinny_n(DType::bf16, {512, 512}, {}, {512, 24}, {1, 512}, DType::bf16);
+  ASSERT_TRUE(skinny_n.plan(grouped, plan));
+  EXPECT_TRUE(plan.b_k_major);
+  EXPECT_EQ(detail::sm90_gemm_params(skinny_n.problem, plan, grouped).b_box_rows, 24);
+  EXPECT_EQ(detail::sm90_gemm_params(skinny_n.problem, plan, grouped).a_box_rows, 64);
+  EXPECT_EQ(detail::sm90_b_box_rows(1, grouped, true), 8);
+  EXPECT_EQ(detail::sm90_b_box_rows(1000, grouped, true), 64);
+  EXPECT_EQ(detail::sm90_b_box_rows(13, Sm90TileConfig{64, 64, 1, 13, Sm90OperandClass::bits16}, true), 64);
+  // B row-major (N contiguous) too, in whole 64-column boxes; A column-major
+  // only on the plain tiles.
   EXPECT_TRUE(HostProblem(DType::bf16, {16, 512}, {}, {512, 256}, {}, DType::bf16).plan(grouped, plan));
   EXPECT_FALSE(plan.b_k_major);
+  EXPECT_EQ(detail::sm90_b_box_rows(13, grouped, false), 64);
   const std::string layout =
       HostProblem(DType::bf16, {16, 512}, {1, 16}, {512, 256}, {}, DType::bf16).reason(grouped);
   EXPECT_TRUE(contains(layout, "needs A K-major (row-major)")) << layout;
