@@ -3,7 +3,7 @@
 # runs it (epigemm vs cuBLASLt, interleaved, L2 flushed, medians, spot-checked),
 # then bench/report.py writes bench/RESULTS.md and bench/results.png and prints the table last.
 #
-# usage: bench/run.sh [--no-build] [epilogue_bench flags: --quick, --only TEXT, --operator NAME, ...]
+# usage: bench/run.sh [--no-build] [epilogue_bench flags: --quick, --only TEXT, --shape MxNxK, --operator NAME, ...]
 #   --no-build               use the binary already in the build directory (e.g. one built on another machine)
 #   EPIGEMM_BENCH_BUILD=DIR  build directory (default: build-bench in the repository)
 #   EPIGEMM_BENCH_JOBS=N     build parallelism (default: nproc)
