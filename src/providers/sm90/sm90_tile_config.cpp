@@ -94,8 +94,22 @@ constexpr double kIdleConsumerCost = 1.4;
 /// (bench/sm90_dev/tma_read.cu); at M = 8192, N = 16 (B column-major) 128x64
 /// took 45 us, 64x64 48 us, 64x128 with two k-blocks per stage 86 us. The
 /// time grows by this factor times the zero-filled share of a stage's rows
-/// (grouped-k tiles cut A's boxes to M's rows, and a K-major B's to N's).
-constexpr double kPaddedRowsCost = 0.55;
+/// (grouped-k tiles cut A's boxes to M's rows, and a K-major B's to N's, but
+/// a partial last tile still loads whole boxes: M = 80 / 96 on 64x128 x2
+/// took 47 / 43 us, on 128x64 x2, whose one box holds A's 80 / 96 rows,
+/// 38 / 38.5 us).
+constexpr double kPaddedRowsCost = 0.8;
+/// Rows of the last tile's box along an extent of `extent` in tiles of
+/// `tile` that lie past the extent, which TMA fills with zeros: the whole
+/// box's, or (`cut`: grouped-k boxes hold min(extent, tile) rows rounded up
+/// to 8) only those of a partial last tile. The CTAs of that tile row are the
+/// slowest, and the kernel waits for them.
+std::int64_t padded_box_rows(std::int64_t extent, std::int64_t tile, bool cut) {
+  const std::int64_t last = extent - (extent - 1) / tile * tile;  // valid rows of the last tile
+  const auto round8 = [](std::int64_t x) { return (x + 7) / 8 * 8; };
+  return cut ? round8(std::min(extent, tile)) - round8(last) : tile - last;
+}
+
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
 /// on 64x128).
@@ -116,10 +130,11 @@ constexpr int kFastAccumulationDemotion = 100'000;
 constexpr double kNsPerTileElement = 0.0224;
 /// DRAM bandwidth, bytes per ns (a device-to-device copy moves 4.2-4.3 TB/s).
 constexpr double kDramBytesPerNs = 4200.0;
-/// Load latency, ns: with it, 96 KB of B in flight per SM reproduces 64x128's
-/// measured times at M = 16 (64 CTAs, 50 us) and M = 128 (128 CTAs, 48 us),
-/// N = K = 8192.
-constexpr double kLoadLatencyNs = 760.0;
+/// Load latency, ns: with it, the rings of B in flight per SM keep the
+/// skinny tiles' measured order at N = K = 8192 (bf16, clean flush): 64 KB
+/// (128x64 x2, 128 CTAs) streamed as fast as 128 KB (64x128 x2) at M = 128
+/// (39.6 against 38.8 us), and 64 CTAs of 64x128 trail 128 of 64x64 at M = 16.
+constexpr double kLoadLatencyNs = 500.0;
 /// Rate at which L2 fills the CTAs' shared memory, bytes per ns: at M = 128,
 /// N = K = 8192 the 64x64 tile moved 537 MB into shared memory in 52 us
 /// (10.2 TB/s) while 64x128 and 128x64 moved 402 MB in 47-48 us; the
@@ -253,7 +268,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
-  const double padded_rows = (c.k_group == 1 ? c.bm - a_rows : 0.0) + (b_cut ? 0.0 : c.bn - b_rows);
+  const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
+                                                padded_box_rows(p.N, c.bn, b_cut));
   time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);
   return time;
 }

@@ -509,6 +509,11 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1_kgroup4");
   EXPECT_EQ(shape_of(best_for(128, 8192, 8192)), "64x128x64_c1x1_kgroup2");
   EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1_kgroup4");
+  // 64 < M < 112: 64x128 x2's second tile row would load mostly zero-filled
+  // rows of A (M = 80: 47 us); 128x64 x2's one box holds A's rows (38 us).
+  EXPECT_EQ(shape_of(best_for(80, 8192, 8192)), "128x64x64_c1x1_kgroup2");
+  EXPECT_EQ(shape_of(best_for(96, 8192, 8192)), "128x64x64_c1x1_kgroup2");
+  EXPECT_EQ(shape_of(best_for(112, 8192, 8192)), "64x128x64_c1x1_kgroup2");
   // The model: memory-bound there (math below the bytes' time), and faster
   // than the 64x128 tile the compute-only model picked.
   detail::Problem p;
