@@ -4,8 +4,8 @@
 // skinny and taller M (A boxes of 8 to 64 rows, rows past M never stored),
 // skinny N (B boxes of 8 to 64 rows), N and K that
 // leave partial tiles and a partial last group of k-blocks, batches with a
-// shared B, a fused epilogue with reductions, and the tile the heuristic picks
-// for a skinny problem.
+// shared B, a fused epilogue with reductions, and the tiles the heuristic
+// picks for skinny problems.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -21,9 +21,23 @@ struct Case {
   DType d;
 };
 
+#define EXPECT_PICKS(name, shape) EXPECT_NE((name).find(shape), std::string::npos) << (name)
+
 class Sm90GroupedK : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};
+
+  /// D = accum, bf16 (M, N, K) with B of the given major, on the operator the
+  /// heuristic picks; returns its name.
+  std::string run_picked(const runtime::Driver& driver, std::int64_t M, std::int64_t N, std::int64_t K,
+                         bool b_k_major) {
+    SCOPED_TRACE("M N K = " + std::to_string(M) + " " + std::to_string(N) + " " + std::to_string(K));
+    GpuProblem p(driver, rng);
+    add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K, true, b_k_major);
+    p.set_source("def epi(accum):\n    D = accum\n    return D\n");
+    p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
+    return run_sm90_and_compare(p);
+  }
 
   /// A (L, M, K) row-major (K-major), B (L, K, N) column-major (K-major) or
   /// row-major (N-major), the fused epilogue's operands, on `config`.
@@ -105,27 +119,14 @@ TEST_F(Sm90GroupedK, TheHeuristicStreamsSkinnyWeightsOnAGroupedTile) {
   EPIGEMM_REQUIRE_SM90(driver);
   for (const bool b_k_major : {true, false}) {
     SCOPED_TRACE(b_k_major ? "B column-major" : "B row-major");
-    GpuProblem p(*driver, rng);
-    const std::int64_t M = 16, N = 4096, K = 4096;
-    add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K, true, b_k_major);
-    p.set_source("def epi(accum):\n    D = accum\n    return D\n");
-    p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
-    const std::string name = run_sm90_and_compare(p);
-    EXPECT_NE(name.find("64x64x64_c1x1_kgroup4"), std::string::npos) << name;
+    EXPECT_PICKS(run_picked(*driver, 16, 4096, 4096, b_k_major), "64x64x64_c1x1_kgroup4");
+    // M = 80: one 128-row tile whose box holds A's 80 rows, rather than a
+    // second 64-row tile row loading 48 zero-filled rows.
+    EXPECT_PICKS(run_picked(*driver, 80, 4096, 4096, b_k_major), "128x64x64_c1x1_kgroup2");
   }
-}
-
-TEST_F(Sm90GroupedK, TheHeuristicStreamsSkinnyNWeightsOnAGroupedTile) {
   // N = 16 with B column-major: A holds the weights, B's boxes are cut to
   // its 16 columns.
-  EPIGEMM_REQUIRE_SM90(driver);
-  GpuProblem p(*driver, rng);
-  const std::int64_t M = 4096, N = 16, K = 4096;
-  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K, true, true);
-  p.set_source("def epi(accum):\n    D = accum\n    return D\n");
-  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
-  const std::string name = run_sm90_and_compare(p);
-  EXPECT_NE(name.find("kgroup"), std::string::npos) << name;
+  EXPECT_PICKS(run_picked(*driver, 4096, 16, 4096, true), "64x64x64_c1x1_kgroup4");
 }
 
 }  // namespace
