@@ -76,8 +76,8 @@ inline constexpr int kSm90DefaultSmCount = 132;
 /// 64x64 with deep rings for memory-bound (skinny) problems, and (16-bit and
 /// fp8) 128x128 pingpong (1x1 and 2x1); fp8 ones accumulate fast, and fp8
 /// 128x128 (1x1 and 2x1), 64x128, 128x64 and 64x64 also come with precise
-/// accumulation (promote_k_blocks = 1); 16-bit 64x64 and 64x128 also load
-/// 4 and 2 k-blocks per stage (k_group) for skinny problems.
+/// accumulation (promote_k_blocks = 1); 16-bit 64x64, 64x128 and 128x64
+/// also load 4, 2 and 2 k-blocks per stage (k_group) for skinny problems.
 std::span<const Sm90TileConfig> sm90_tile_configs();
 
 /// Metadata: provider "sm90", name "sm90_wgmma_<shape>_<class>", tile,
@@ -91,8 +91,9 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 /// over the SMs times the time of one tile: its area over its relative
 /// efficiency) and the memory traffic (A, B and D's bytes at the DRAM
 /// bandwidth, slowed when too few loads are in flight: the busy CTAs times
-/// the streamed operand's bytes in their rings over the load latency), times a small factor
-/// that favours 2x1 clusters when many waves share B.
+/// the streamed operand's bytes in their rings over the load latency), times
+/// small factors that favour 2x1 clusters when many waves share B and charge
+/// the zero-filled rows of partial tiles.
 double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count);
 
 /// preference() for `config`: higher for a smaller modelled time; always
