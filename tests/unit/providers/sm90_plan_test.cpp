@@ -535,9 +535,9 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
 }
 
 TEST(Sm90Heuristic, StreamsSkinnyNProblemsWithFewPaddedColumns) {
-  // N = 16, M = K = 8192: A holds the weights, and every column of a tile
-  // past N is a zero-filled row of B that costs its load like a real one
-  // (measured, B column-major: 128x64 45 us, 64x64 48 us, 64x128 with two
+  // N = 16, M = K = 8192: A holds the weights, and with B row-major every
+  // column of a tile past N is a zero-filled row of B that costs its load
+  // like a real one (measured: 128x64 45 us, 64x64 48 us, 64x128 with two
   // k-blocks per stage 86 us). The narrow tiles win; the model counts A's
   // rows in flight there, not B's.
   for (const std::int64_t n : {16, 32}) {
@@ -550,7 +550,13 @@ TEST(Sm90Heuristic, StreamsSkinnyNProblemsWithFewPaddedColumns) {
   p.N = 16;
   p.D.dtype = DType::bf16;
   const Sm90TileConfig wide{64, 128, 1, 4, Sm90OperandClass::bits16, false, 0, 2};
-  EXPECT_GT(detail::sm90_modelled_time(wide, p, 132), 1.2 * detail::sm90_modelled_time(best_for(8192, 16, 8192), p, 132));
+  const Sm90TileConfig narrow = best_for(8192, 16, 8192);
+  EXPECT_GT(detail::sm90_modelled_time(wide, p, 132), 1.2 * detail::sm90_modelled_time(narrow, p, 132));
+  // B column-major: a grouped tile cuts B's boxes to the 16 columns (64x64
+  // with four k-blocks per stage measured 38 us) and beats the plain ones.
+  p.B.row_stride = 1;
+  const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
+  EXPECT_LT(detail::sm90_modelled_time(grouped, p, 132), detail::sm90_modelled_time(narrow, p, 132));
 }
 
 TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
