@@ -113,10 +113,6 @@ std::uint64_t Sm90TensorMaps::encodings() const {
 void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan) {
   valid_ = false;
   const int bk = config_.bk();
-  // A: K-major {K, M, L} in boxes of bk x bm; M-major {M, K, L} in 64 x bk.
-  const unsigned a0 = plan.a_k_major ? bk : 64, a1 = plan.a_k_major ? config_.bm : bk;
-  // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk.
-  const unsigned b0 = plan.b_k_major ? bk : 64, b1 = plan.b_k_major ? config_.bn / config_.cluster_m : bk;
   // D: {N, M, L} in chunks of 64 rows x 128 bytes, or x 64 or 32 bytes
   // (swizzled across that span) when a warpgroup's tile is that narrow
   // (Cfg::kSwizzleD).
@@ -141,6 +137,10 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
                  maps_.b);
     }
   } else {
+    // A: K-major {K, M, L} in boxes of bk x bm; M-major {M, K, L} in 64 x bk.
+    const unsigned a0 = plan.a_k_major ? bk : 64, a1 = plan.a_k_major ? config_.bm : bk;
+    // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk.
+    const unsigned b0 = plan.b_k_major ? bk : 64, b1 = plan.b_k_major ? config_.bn / config_.cluster_m : bk;
     encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
     encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);
   }
