@@ -3,7 +3,6 @@
 // keeps the last set per operator.
 #include "providers/sm90/sm90_tensor_maps.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 namespace epigemm::detail {
@@ -87,16 +86,6 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
     g.f_batch = plan.f_batch;
   }
   return g;
-}
-
-int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept {
-  if (config.k_group == 1) return config.bm;
-  return static_cast<int>((std::min<std::int64_t>(M, config.bm) + 7) / 8 * 8);
-}
-
-int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept {
-  if (config.k_group == 1 || !b_k_major) return config.bn;
-  return static_cast<int>((std::min<std::int64_t>(N, config.bn) + 7) / 8 * 8);
 }
 
 void Sm90TensorMaps::get(const runtime::Driver& driver, const Sm90Plan& plan, Sm90Maps& out) {

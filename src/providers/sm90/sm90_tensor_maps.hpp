@@ -42,13 +42,6 @@ static_assert(sizeof(Sm90GemmParams) == 96 && offsetof(Sm90GemmParams, d) == 48 
 /// tile order runs side by side, is loaded with the L2 evict_first policy.
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
 
-/// Rows of A's TMA box per k-block (GemmParams::a_box_rows): bm, or for
-/// grouped-k tiles M rounded up to 8 when that is fewer.
-int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept;
-/// Rows of B's TMA box per k-block (GemmParams::b_box_rows): bn, or for
-/// grouped-k tiles with a K-major B, N rounded up to 8 when that is fewer.
-int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept;
-
 /// The five maps one launch passes, in the kernel's parameter order; c and
 /// f are the staged epilogue input's and output's, or copies of d's.
 struct Sm90Maps {

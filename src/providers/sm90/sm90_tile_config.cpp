@@ -99,15 +99,21 @@ constexpr double kIdleConsumerCost = 1.4;
 /// took 47 / 43 us, on 128x64 x2, whose one box holds A's 80 / 96 rows,
 /// 38 / 38.5 us).
 constexpr double kPaddedRowsCost = 0.8;
-/// Rows of the last tile's box along an extent of `extent` in tiles of
-/// `tile` that lie past the extent, which TMA fills with zeros: the whole
-/// box's, or (`cut`: grouped-k boxes hold min(extent, tile) rows rounded up
-/// to 8) only those of a partial last tile. The CTAs of that tile row are the
-/// slowest, and the kernel waits for them.
-std::int64_t padded_box_rows(std::int64_t extent, std::int64_t tile, bool cut) {
+std::int64_t round_up8(std::int64_t x) { return (x + 7) / 8 * 8; }
+
+/// Rows of a TMA box along an extent in tiles of `tile`: the tile's, or
+/// (`cut`: grouped-k boxes) min(extent, tile) rounded up to 8.
+int box_rows(std::int64_t extent, int tile, bool cut) {
+  return cut ? static_cast<int>(round_up8(std::min<std::int64_t>(extent, tile))) : tile;
+}
+
+/// Rows of the last tile's box (box_rows) that lie past the extent, which
+/// TMA fills with zeros: the whole box's, or (`cut`) only those of a partial
+/// last tile. The CTAs of that tile row are the slowest, and the kernel
+/// waits for them.
+std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
   const std::int64_t last = extent - (extent - 1) / tile * tile;  // valid rows of the last tile
-  const auto round8 = [](std::int64_t x) { return (x + 7) / 8 * 8; };
-  return cut ? round8(std::min(extent, tile)) - round8(last) : tile - last;
+  return box_rows(extent, tile, cut) - (cut ? round_up8(last) : last);
 }
 
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
@@ -172,6 +178,14 @@ std::string Sm90TileConfig::shape_name() const {
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
+
+int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept {
+  return box_rows(M, config.bm, config.k_group > 1);
+}
+
+int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept {
+  return box_rows(N, config.bn, config.k_group > 1 && b_k_major);
+}
 
 namespace {
 

@@ -61,6 +61,13 @@ struct Sm90TileConfig {
   std::string shape_name() const;
 };
 
+/// Rows of A's TMA box per k-block (GemmParams::a_box_rows): bm, or for
+/// grouped-k tiles M rounded up to 8 when that is fewer.
+int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept;
+/// Rows of B's TMA box per k-block (GemmParams::b_box_rows): bn, or for
+/// grouped-k tiles with a K-major B, N rounded up to 8 when that is fewer.
+int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept;
+
 /// Largest dynamic shared memory of one sm_90 block (227 KB).
 inline constexpr int kSm90MaxSharedBytes = 232448;
 /// Static shared memory of a kernel whose epilogue has whole-output
