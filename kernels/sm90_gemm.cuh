@@ -72,8 +72,15 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       // One 4-D box per operand and stage: kKGroup k-blocks of p.a_box_rows
       // rows of A and p.b_box_rows rows of B (k-blocks past K arrive as
       // zeros); an N-major B in one box of kKGroup * kBK rows per 64-column chunk.
+      // With a K-major B and a single row of tiles, each CTA streams its own
+      // rows of B, all at the same K offset; those addresses lie a multiple
+      // of 64 rows apart and crowd the same DRAM channels. Starting each tile
+      // column one stage further along K (and wrapping) spreads them.
       const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + p.b_box_rows) * 128);
-      for (int kg = 0; kg < (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup; ++kg) {
+      const int groups = (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup;
+      const int first = Cfg::kMajorB == Major::K && p.M <= Cfg::kBM ? (tile.n0 / Cfg::kBN) % groups : 0;
+      for (int g = 0; g < groups; ++g) {
+        const int kg = first + g < groups ? first + g : first + g - groups;
         mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
         const u32 full = smem.full_bar(ring.stage);
         mbar_arrive_expect_tx(full, bytes);
