@@ -21,8 +21,9 @@ class SpotCheck {
 
   /// Computes sum_k A[m, k] * B[k, n] in double at `samples` random points
   /// (the corners included) from the host copies of A and B, and for tf32
-  /// operands the bound on the accumulator's error there (gemm_error()).
-  SpotCheck(const BenchTensor& A, const BenchTensor& B, const Shape& shape, int samples, std::uint64_t seed);
+  /// operands or fp8 fast accumulation the bound on the accumulator's error there.
+  SpotCheck(const BenchTensor& A, const BenchTensor& B, const Shape& shape, int samples, std::uint64_t seed,
+            bool fast_fp8_accumulation = false);
 
   /// Starts a new verdict (for the next operator's outputs).
   void reset();
@@ -55,8 +56,9 @@ class SpotCheck {
 double tolerance(DType dtype, double want);
 
 /// The GEMM's own error bound relative to sum_k |A[m, k] * B[k, n]| for
-/// these operands: nonzero for tf32 only (other products are exact in the
-/// accumulator, whose f32 rounding the output tolerance covers).
-double product_error(DType ab);
+/// these operands and K: nonzero for tf32 products and for fp8 fast
+/// accumulation only (other products are exact in the accumulator, whose f32
+/// rounding the output tolerance covers).
+double accumulation_error(DType ab, std::int64_t k, bool fast_fp8);
 
 }  // namespace epigemm::bench
