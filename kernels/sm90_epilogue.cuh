@@ -36,7 +36,9 @@ namespace epigemm::sm90 {
 /// begin_chunk precedes each staged chunk's calls with the thread's first
 /// column n0 = n_chunk + 2*(lane%4) and row0 (element (h, c) lies 8h rows and
 /// 8*(c/2) + c%2 columns from them, so the hook can address its inputs from
-/// one base per chunk). end_chunk
+/// one base per chunk, and load those it may: n0 and row0 can lie past D's
+/// edge). For a tile of one chunk (kBeginsChunkEarly) the Tile is built and
+/// the chunk begun before the tile's last main-loop stage. end_chunk
 /// follows each staged chunk and end_tile the last one; every thread of the
 /// warpgroup calls them together, so they may use warp shuffles. `staged` is
 /// the element (m, n) of the hook's staged input (see StagesInput), else 0;
@@ -76,6 +78,14 @@ template <class Epi>
 struct TileOf<Epi, typename VoidOf<typename Epi::Tile>::type> {
   using type = typename Epi::Tile;
 };
+
+/// Whether a consumer's warpgroup tile is a single staged chunk (one 64-row
+/// block, one chunk): the kernel then begins that chunk (Tile::begin_chunk,
+/// where a hook loads its row and column vector values) just before the
+/// tile's last stage, so that those loads overlap the last wgmmas instead of
+/// following them; store_warpgroup_tile does not begin it again.
+template <class Cfg>
+inline constexpr bool kBeginsChunkEarly = Cfg::kChunksPerWg == 1 && Cfg::kWgRows == 1;
 
 /// Whether a hook asks to prefetch its inputs when a tile's main loop starts:
 /// a hook defining `static constexpr bool kPrefetchInputs = true` and
@@ -499,7 +509,8 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
   }
 }
 
-/// Stores one consumer warpgroup's 64 x kWgN tile at (m_base, n_base, l).
+/// Stores one consumer warpgroup's 64 x kWgN tile at (m_base, n_base, l)
+/// through `tile`, the hook's Tile for it (TileOf<Epi>, built by the caller).
 /// `acc` is the (T128,V(kWgN/2)) -> (M64,N kWgN) wgmma accumulator fragment;
 /// it is consumed (shifted down one chunk at a time). `staging` holds
 /// kEpiSlots chunks of 64 rows x kChunkRowBytes; a chunk is swizzled like the
@@ -515,8 +526,8 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 /// one: unrolled, that costs nothing; as a loop (LoopsChunks), the user's
 /// epilogue is inlined once per chunk rather than once per tile. The tile's
 /// whole-output partials end in `totals` (see sm90_totals.cuh).
-template <class Cfg, class Epi, class Totals>
-__device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
+template <class Cfg, class Epi, class Tile, class Totals>
+__device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
                                                      typename Cfg::Acc (&acc)[Cfg::kAccRegs],
                                                      const CUtensorMap* tma_d, const CUtensorMap* tma_f,
                                                      u32 staging, const GemmParams& p, int m_base, int n_base,
@@ -538,7 +549,6 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
   const bool inside = m_base + 64 <= M && n_base + Cfg::kWgN <= N;
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = m_base + 16 * warp + lane / 4;
-  typename TileOf<Epi>::type tile(epi, l, M, N);
   const ChunkPlaces<Cfg> places(warp, lane);
   u32 aux[kAux ? Cfg::kChunksPerWg : 1][kChunkWords<Cfg>];
 
@@ -573,8 +583,9 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi& epi,
     }
     const u32 slot_addr = staging + slot * Cfg::kChunkBytes;
     u32(&chunk_aux)[kChunkWords<Cfg>] = aux[kAux ? chunk : 0];
-    // Once for both paths (the compiler would compute the hook's bases in each).
-    tile.begin_chunk(n_base + chunk * Cfg::kChunkCols + 2 * (lane % 4), row0);
+    // Once for both paths (the compiler would compute the hook's bases in each);
+    // the kernel has begun a tile's only chunk already (kBeginsChunkEarly).
+    if constexpr (!kBeginsChunkEarly<Cfg>) tile.begin_chunk(n_base + chunk * Cfg::kChunkCols + 2 * (lane % 4), row0);
     if (inside)
       stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
                                                     places, chunk_aux);

@@ -140,6 +140,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   static constexpr int kInputs = Epi::kNumInputs > 0 ? Epi::kNumInputs : 1;
   static constexpr int kCols = kChunkCols / 4;  // a thread's columns in one chunk
   static constexpr int kOutputs = Epi::kNumOutputs > 0 ? Epi::kNumOutputs : 1;
+  static constexpr int kVecSlots = kCols > 2 ? kCols : 2;  // a chunk's values of a row or column vector
 
   Params params;
 
@@ -216,7 +217,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   struct Tile {
     const Params& p;
     long long l;
-    int N;
+    int M, N;
     Compute scalar[kInputs];
     Compute row[kReduceSlots][2];
     Compute col[kReduceSlots][kCols];
@@ -227,10 +228,25 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     // that each element's address is this pointer plus a constant offset.
     const void* chunk_in[kInputs];
     void* chunk_out[kOutputs];
+    // Per row vector input, the thread's kCols elements of the current chunk
+    // (by c); per column vector input, its two rows' (by h). Loaded as stored
+    // when the chunk begins and decoded where used, so that the kernel can
+    // have the loads in flight early (a decode right after a load would wait
+    // for it).
+    template <int I, bool = (I < Epi::kNumInputs)>
+    struct Vectors : Vectors<I + 1> {
+      typename EpgStorage<Epi::kInDType[I]>::type v[kVecSlots];
+    };
+    template <int I>
+    struct Vectors<I, false> {};
+    Vectors<0> vectors;
+    template <int I>
+    __device__ __forceinline__ auto& vec() {
+      return static_cast<Vectors<I>&>(vectors).v;
+    }
 
-    __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int M, int columns)
-        : p(hook.params), l(batch), N(columns) {
-      (void)M;
+    __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int rows, int columns)
+        : p(hook.params), l(batch), M(rows), N(columns) {
       load_scalars<0>();
       Reset reset{*this};
       Epi::for_each_reduce(reset);
@@ -279,13 +295,31 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         const EpgOperand& o = p.in[I];
         const S* base = static_cast<const S*>(o.ptr) + l * o.stride_l;
         if constexpr (kKind == kEpgLoadRow) {
-          chunk_in[I] = base + (kUnit ? n0 : n0 * o.stride_n);
+          const S* at = base + (kUnit ? n0 : n0 * o.stride_n);
+          load_vector<I, kCols>(at, kUnit ? 1 : o.stride_n, N - n0, [](int c) { return 8 * (c / 2) + c % 2; });
         } else if constexpr (kKind == kEpgLoadColumn) {
-          chunk_in[I] = base + (kUnit ? row0 : row0 * o.stride_m);
+          const S* at = base + (kUnit ? row0 : row0 * o.stride_m);
+          load_vector<I, 2>(at, kUnit ? 1 : o.stride_m, M - row0, [](int h) { return 8 * h; });
         } else if constexpr (kKind == kEpgLoadTile && I != kStaged) {
           chunk_in[I] = base + row0 * o.stride_m + (kUnit ? n0 : n0 * o.stride_n);
         }
         chunk_bases<I + 1>(n0, row0);
+      }
+    }
+
+    // Elements 0 .. kCount - 1 of vector input I, element k `offset(k)`
+    // steps from `at`; those `room` or more steps away lie outside the input.
+    template <int I, int kCount, class S, class Offset>
+    __device__ __forceinline__ void load_vector(const S* at, long long step, int room, const Offset& offset) {
+      if (offset(kCount - 1) < room) {
+#pragma unroll
+        for (int k = 0; k < kCount; ++k) vec<I>()[k] = __ldg(at + offset(k) * step);
+      } else {
+#pragma unroll
+        for (int k = 0; k < kCount; ++k) {
+          vec<I>()[k] = S{};
+          if (offset(k) < room) vec<I>()[k] = __ldg(at + offset(k) * step);
+        }
       }
     }
 
@@ -332,13 +366,13 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       } else if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
       } else {
-        // Offsets from the chunk's base (begin_chunk): constants, with unit strides.
-        const int dn = 8 * (c / 2) + c % 2, dm = 8 * h;
         if constexpr (kKind == kEpgLoadRow) {
-          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dn : dn * o.stride_n);
+          return epg_decode<kDType, Compute>(t.template vec<I>()[c]);
         } else if constexpr (kKind == kEpgLoadColumn) {
-          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dm : dm * o.stride_m);
+          return epg_decode<kDType, Compute>(t.template vec<I>()[h]);
         } else {
+          // Offsets from the chunk's base (begin_chunk): constants, with unit strides.
+          const int dn = 8 * (c / 2) + c % 2, dm = 8 * h;
           return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], dm * o.stride_m + (kUnit ? dn : dn * o.stride_n));
         }
       }

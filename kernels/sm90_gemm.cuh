@@ -252,6 +252,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                              Cfg::kBChunkStride, 1024);
 
   typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
+  using EpiTile = typename TileOf<Epi>::type;
   // Whole-output reductions over all of this consumer's tiles.
   typename TotalsOf<Epi>::type totals(epi);
 
@@ -292,12 +293,26 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                                  tile.n0 + wg_n * Cfg::kWgN, p.c_batched ? tile.l : 0);
       }
     };
+    // A tile of one chunk (kBeginsChunkEarly): the hook's Tile, built before
+    // the main loop, begins its chunk just before the wait for the last
+    // stage (the promoted loop: before its first), so the hook's loads
+    // overlap the last wgmmas.
+    EpiTile* early_tile = nullptr;
+    const auto before_last_stage = [&] {
+      if constexpr (kBeginsChunkEarly<Cfg>)
+        early_tile->begin_chunk(tile.n0 + wg_n * Cfg::kWgN + 2 * (tid % 4),
+                                tile.m0 + wg_m * 64 + 16 * (tid / 32) + (tid % 32) / 4);
+    };
+    const auto main_loop = [&] {
     int prev = 0;
     // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
-    if constexpr (Cfg::kPromoteKBlocks > 0)
+    if constexpr (Cfg::kPromoteKBlocks > 0) {
+      before_last_stage();
       prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid, issued);
+    }
     const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : k_stages;
     for (int kb = 0; kb < plain_stages; ++kb) {
+      if (kb + 1 == plain_stages) before_last_stage();
       mbar_wait(smem.full_bar(ring.stage), ring.phase);
       const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
       wgmma_fence();
@@ -331,7 +346,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     for (int r = 0; r < Cfg::kWgRows; ++r) fence_regs(acc[r]);
     release_stage(smem, prev, tid);
     if (Cfg::kPingpong) ring.skip(k_stages);
+    };
 
+    // Before the epilogue.
+    const auto prepare_epilogue = [&] {
     // The fill kernel launched before this grid may still be writing the
     // reduce outputs' identity (programmatic dependent launch: the main loop
     // above overlaps it); its writes are visible to this thread after the wait.
@@ -343,11 +361,27 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong,
                      Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier, true);
     }
+    };
+    const auto store = [&](EpiTile& epi_tile, int r) {
+      store_warpgroup_tile<Cfg>(epi, epi_tile, acc[r], tma_d, tma_f, smem.staging(consumer, r), p,
+                                tile.m0 + (wg_m + r) * 64, tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer,
+                                smem.staged_bar(consumer), staged_parity, totals);
+    };
+    if constexpr (kBeginsChunkEarly<Cfg>) {
+      EpiTile epi_tile(epi, tile.l, p.M, p.N);
+      early_tile = &epi_tile;
+      main_loop();
+      prepare_epilogue();
+      store(epi_tile, 0);
+    } else {
+      main_loop();
+      prepare_epilogue();
 #pragma unroll
-    for (int r = 0; r < Cfg::kWgRows; ++r)
-      store_warpgroup_tile<Cfg>(epi, acc[r], tma_d, tma_f, smem.staging(consumer, r), p, tile.m0 + (wg_m + r) * 64,
-                                tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer, smem.staged_bar(consumer),
-                                staged_parity, totals);
+      for (int r = 0; r < Cfg::kWgRows; ++r) {
+        EpiTile epi_tile(epi, tile.l, p.M, p.N);
+        store(epi_tile, r);
+      }
+    }
     staged_parity ^= 1;
   }
   // One atomic per whole output (and batch) for the CTA.
