@@ -125,12 +125,17 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // slots (its value reaches Tile::operator() as `staged`), or -1;
 // kStagedOut: the tile output besides D that the kernel stages and
 // TMA-stores like D (its value leaves Tile::operator() through `aux`), or -1;
+// kHoldVectors: the kernel begins a warpgroup tile's only chunk before its
+// last main-loop stage (kBeginsChunkEarly), so the Tile loads its row and
+// column vector values when the chunk begins, into registers (else each
+// element loads its own, which the compiler schedules best among the
+// epilogue's work);
 // DValue: the type of D's value handed to the kernel: the Compute type
 // (float) when D is computed, or the accumulator's when D is the accumulator
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1, int kStagedOut = -1,
+          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, bool kHoldVectors = false,
           class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
@@ -228,11 +233,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     // that each element's address is this pointer plus a constant offset.
     const void* chunk_in[kInputs];
     void* chunk_out[kOutputs];
-    // Per row vector input, the thread's kCols elements of the current chunk
-    // (by c); per column vector input, its two rows' (by h). Loaded as stored
-    // when the chunk begins and decoded where used, so that the kernel can
-    // have the loads in flight early (a decode right after a load would wait
-    // for it).
+    // With kHoldVectors, per row vector input, the thread's kCols elements of
+    // the current chunk (by c); per column vector input, its two rows' (by
+    // h). Loaded as stored when the chunk begins and decoded where used, so
+    // that the loads are in flight early (a decode right after a load would
+    // wait for it).
     template <int I, bool = (I < Epi::kNumInputs)>
     struct Vectors : Vectors<I + 1> {
       typename EpgStorage<Epi::kInDType[I]>::type v[kVecSlots];
@@ -294,7 +299,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         using S = typename EpgStorage<Epi::kInDType[I]>::type;
         const EpgOperand& o = p.in[I];
         const S* base = static_cast<const S*>(o.ptr) + l * o.stride_l;
-        if constexpr (kKind == kEpgLoadRow) {
+        if constexpr (kKind == kEpgLoadRow && !kHoldVectors) {
+          chunk_in[I] = base + (kUnit ? n0 : n0 * o.stride_n);
+        } else if constexpr (kKind == kEpgLoadColumn && !kHoldVectors) {
+          chunk_in[I] = base + (kUnit ? row0 : row0 * o.stride_m);
+        } else if constexpr (kKind == kEpgLoadRow) {
           const S* at = base + (kUnit ? n0 : n0 * o.stride_n);
           load_vector<I, kCols>(at, kUnit ? 1 : o.stride_n, N - n0, [](int c) { return 8 * (c / 2) + c % 2; });
         } else if constexpr (kKind == kEpgLoadColumn) {
@@ -366,13 +375,17 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       } else if constexpr (kKind == kEpgLoadScalarValue || kKind == kEpgLoadScalarTensor) {
         return t.scalar[I];
       } else {
-        if constexpr (kKind == kEpgLoadRow) {
+        // Offsets from the chunk's base (begin_chunk): constants, with unit strides.
+        const int dn = 8 * (c / 2) + c % 2, dm = 8 * h;
+        if constexpr (kKind == kEpgLoadRow && kHoldVectors) {
           return epg_decode<kDType, Compute>(t.template vec<I>()[c]);
-        } else if constexpr (kKind == kEpgLoadColumn) {
+        } else if constexpr (kKind == kEpgLoadColumn && kHoldVectors) {
           return epg_decode<kDType, Compute>(t.template vec<I>()[h]);
+        } else if constexpr (kKind == kEpgLoadRow) {
+          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dn : dn * o.stride_n);
+        } else if constexpr (kKind == kEpgLoadColumn) {
+          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dm : dm * o.stride_m);
         } else {
-          // Offsets from the chunk's base (begin_chunk): constants, with unit strides.
-          const int dn = 8 * (c / 2) + c % 2, dm = 8 * h;
           return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], dm * o.stride_m + (kUnit ? dn : dn * o.stride_n));
         }
       }

@@ -161,6 +161,11 @@ int Sm90TileConfig::operand_bytes() const noexcept {
 
 int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept { return std::min(128 / d_bytes, warpgroup_n()); }
 
+bool Sm90TileConfig::begins_chunk_early(int d_bytes) const noexcept {
+  const int row_blocks = pingpong ? bm / 64 : 1;
+  return row_blocks == 1 && chunks_per_warpgroup(*this, d_bytes) == 1;
+}
+
 int Sm90TileConfig::epilogue_slots(int d_bytes) const noexcept {
   int slots = chunks_per_warpgroup(*this, d_bytes);
   while (slots > 1 && slots % 2 == 0 && shared_bytes_with(*this, slots, d_bytes) > kSm90MaxSharedBytes) slots /= 2;

@@ -453,6 +453,15 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   EXPECT_EQ(wide->chunk_cols(2), 64);
   EXPECT_EQ(wide->chunk_cols(4), 32);
   EXPECT_EQ(wide->epilogue_slots(4), 2);
+  // One chunk per consumer: the kernel begins it before the tile's last stage.
+  EXPECT_TRUE(narrow->begins_chunk_early(2));
+  EXPECT_TRUE(narrow->begins_chunk_early(4));
+  EXPECT_TRUE(grouped->begins_chunk_early(2));
+  EXPECT_TRUE(wide->begins_chunk_early(2));
+  EXPECT_FALSE(wide->begins_chunk_early(4));
+  // Two 64-row blocks per pingpong consumer, two chunks per 128x256 consumer.
+  EXPECT_FALSE((Sm90TileConfig{128, 128, 1, 5, Sm90OperandClass::bits16, true}.begins_chunk_early(2)));
+  EXPECT_FALSE((Sm90TileConfig{128, 256, 1, 3, Sm90OperandClass::bits16}.begins_chunk_early(2)));
   // At least ~100 KB (64x64) and 64 KB (128x64) of B in flight per SM.
   EXPECT_GE(narrow->stages * narrow->bn * 128, 100 * 1024);
   EXPECT_GE(wide->stages * wide->bn * 128, 64 * 1024);
