@@ -304,63 +304,63 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
                                 tile.m0 + wg_m * 64 + 16 * (tid / 32) + (tid % 32) / 4);
     };
     const auto main_loop = [&] {
-    int prev = 0;
-    // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
-    if constexpr (Cfg::kPromoteKBlocks > 0) {
-      before_last_stage();
-      prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid, issued);
-    }
-    const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : k_stages;
-    for (int kb = 0; kb < plain_stages; ++kb) {
-      if (kb + 1 == plain_stages) before_last_stage();
-      mbar_wait(smem.full_bar(ring.stage), ring.phase);
-      const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
-      wgmma_fence();
+      int prev = 0;
+      // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
+      if constexpr (Cfg::kPromoteKBlocks > 0) {
+        before_last_stage();
+        prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid, issued);
+      }
+      const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : k_stages;
+      for (int kb = 0; kb < plain_stages; ++kb) {
+        if (kb + 1 == plain_stages) before_last_stage();
+        mbar_wait(smem.full_bar(ring.stage), ring.phase);
+        const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
+        wgmma_fence();
 #pragma unroll
-      for (int j = 0; j < Cfg::kKGroup; ++j) {
-        const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * b_kblock_bytes;
+        for (int j = 0; j < Cfg::kKGroup; ++j) {
+          const u32 a_off = stage_off + j * a_kblock_bytes, b_off = stage_off + j * b_kblock_bytes;
 #pragma unroll
-        for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
-          // The first k-step of a tile overwrites the accumulators (scale-d = 0).
+          for (int ks = 0; ks < Cfg::kKSteps; ++ks) {
+            // The first k-step of a tile overwrites the accumulators (scale-d = 0).
 #pragma unroll
-          for (int r = 0; r < Cfg::kWgRows; ++r)
-            wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
-                acc[r], desc_advance(desc_a, a_off + ks * kStepA + r * kRowBlockA),
-                desc_advance(desc_b, b_off + ks * kStepB), (kb > 0 || j > 0 || ks > 0) ? 1 : 0);
+            for (int r = 0; r < Cfg::kWgRows; ++r)
+              wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
+                  acc[r], desc_advance(desc_a, a_off + ks * kStepA + r * kRowBlockA),
+                  desc_advance(desc_b, b_off + ks * kStepB), (kb > 0 || j > 0 || ks > 0) ? 1 : 0);
+          }
         }
+        wgmma_commit();
+        if (kb > 0) {
+          wgmma_wait<1>();  // the previous k-block's wgmmas are done with its stage
+          release_stage(smem, prev, tid);
+        }
+        issued(kb);
+        prev = ring.stage;
+        ring.next();
       }
-      wgmma_commit();
-      if (kb > 0) {
-        wgmma_wait<1>();  // the previous k-block's wgmmas are done with its stage
-        release_stage(smem, prev, tid);
-      }
-      issued(kb);
-      prev = ring.stage;
-      ring.next();
-    }
-    // Pingpong: every wgmma of this tile is issued; the other consumer may go.
-    if (Cfg::kPingpong && first + (i + 1) * step < sched.total)
-      named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
-    wgmma_wait<0>();
+      // Pingpong: every wgmma of this tile is issued; the other consumer may go.
+      if (Cfg::kPingpong && first + (i + 1) * step < sched.total)
+        named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
+      wgmma_wait<0>();
 #pragma unroll
-    for (int r = 0; r < Cfg::kWgRows; ++r) fence_regs(acc[r]);
-    release_stage(smem, prev, tid);
-    if (Cfg::kPingpong) ring.skip(k_stages);
+      for (int r = 0; r < Cfg::kWgRows; ++r) fence_regs(acc[r]);
+      release_stage(smem, prev, tid);
+      if (Cfg::kPingpong) ring.skip(k_stages);
     };
 
     // Before the epilogue.
     const auto prepare_epilogue = [&] {
-    // The fill kernel launched before this grid may still be writing the
-    // reduce outputs' identity (programmatic dependent launch: the main loop
-    // above overlaps it); its writes are visible to this thread after the wait.
-    if (AwaitsPriorGrid<Epi>::value && i < kTileStride) grid_dependency_wait();
-    // A new batch of a batched whole output: the partials so far leave first
-    // (cooperative: both consumers see the same tiles and flush together).
-    if constexpr (TotalsOf<Epi>::value) {
-      if (totals.flushes_before(tile.l))
-        flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong,
-                     Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier, true);
-    }
+      // The fill kernel launched before this grid may still be writing the
+      // reduce outputs' identity (programmatic dependent launch: the main loop
+      // above overlaps it); its writes are visible to this thread after the wait.
+      if (AwaitsPriorGrid<Epi>::value && i < kTileStride) grid_dependency_wait();
+      // A new batch of a batched whole output: the partials so far leave first
+      // (cooperative: both consumers see the same tiles and flush together).
+      if constexpr (TotalsOf<Epi>::value) {
+        if (totals.flushes_before(tile.l))
+          flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong,
+                       Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier, true);
+      }
     };
     const auto store = [&](EpiTile& epi_tile, int r) {
       store_warpgroup_tile<Cfg>(epi, epi_tile, acc[r], tma_d, tma_f, smem.staging(consumer, r), p,
