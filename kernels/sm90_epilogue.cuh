@@ -87,6 +87,18 @@ struct TileOf<Epi, typename VoidOf<typename Epi::Tile>::type> {
 template <class Cfg>
 inline constexpr bool kBeginsChunkEarly = Cfg::kChunksPerWg == 1 && Cfg::kWgRows == 1;
 
+/// A hook that loads its vector values when a chunk begins (EpgSm90Hook's
+/// kHoldVectors) is generated for the tiles that begin it early; the host's
+/// rule (Sm90TileConfig::begins_chunk_early) must agree with the kernel's.
+template <class Epi, class = void>
+struct HoldsVectors {
+  static constexpr bool value = false;
+};
+template <class Epi>
+struct HoldsVectors<Epi, typename VoidOf<decltype(Epi::kHoldsVectors)>::type> {
+  static constexpr bool value = Epi::kHoldsVectors;
+};
+
 /// Whether a hook asks to prefetch its inputs when a tile's main loop starts:
 /// a hook defining `static constexpr bool kPrefetchInputs = true` and
 ///   __device__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const;

@@ -151,6 +151,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
 
   // Long epilogues stage their output chunks in a loop (see LoopsChunks).
   static constexpr bool kLoopChunks = kLoop;
+  // Row and column vector values loaded when a chunk begins (HoldsVectors).
+  static constexpr bool kHoldsVectors = kHoldVectors;
 
   // The inputs the epilogue reads from global memory (full tiles but the
   // staged one, the tile's part of row and column vectors, scalar tensors)

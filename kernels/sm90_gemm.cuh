@@ -253,6 +253,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 
   typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
   using EpiTile = typename TileOf<Epi>::type;
+  static_assert(!HoldsVectors<Epi>::value || kBeginsChunkEarly<Cfg>,
+                "the hook holds vector values only for tiles whose one chunk begins early");
   // Whole-output reductions over all of this consumer's tiles.
   typename TotalsOf<Epi>::type totals(epi);
 
