@@ -1,8 +1,8 @@
 // The sm90 (Hopper, sm_90a) GEMM kernel: D[l] = epi(A[l] x B[l]). TMA loads A
 // and B into 128-byte-swizzled shared memory, one producer warpgroup feeds two
 // consumer warpgroups (wgmma; cooperative or pingpong) through an mbarrier
-// ring, a persistent grid walks the tiles, 2x1 clusters share B by TMA
-// multicast, and D leaves by TMA store.
+// ring, a persistent grid walks the tiles (the last waves' cut along K by
+// stream-K), 2x1 clusters share B by TMA multicast, and D leaves by TMA store.
 #pragma once
 
 #include "sm90_epilogue.cuh"
@@ -10,6 +10,7 @@
 #include "sm90_ptx.cuh"
 #include "sm90_tile_scheduler.cuh"
 #include "sm90_totals.cuh"
+#include "sm90_work_list.cuh"
 
 namespace epigemm::sm90 {
 
@@ -63,9 +64,12 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
   const bool hint_a = p.a_evict_first != 0, hint_b = p.b_evict_first != 0;
   const u64 evict_first = l2_evict_first_policy();
+  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM, p.sk_tiles);
   RingPosition<Cfg::kStages> ring;
-  for (int t = blockIdx.x / Cfg::kClusterM; t < sched.total; t += gridDim.x / Cfg::kClusterM) {
-    const TileCoord tile = sched.tile(t, rank);
+  for (int i = 0;; ++i) {
+    const WorkItem item = work.item(i);
+    if (item.tile < 0) break;
+    const TileCoord tile = sched.tile(item.tile, rank);
     const int la = p.a_batched ? tile.l : 0;
     const int lb = p.b_batched ? tile.l : 0;
     if constexpr (Cfg::kKGroup > 1) {
@@ -99,7 +103,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         ring.next();
       }
     } else {
-      for (int kb = 0; kb < k_blocks; ++kb) {
+      for (int kb = item.k_begin; kb < item.k_end; ++kb) {
         // Wait until every consumer in the cluster has released this stage.
         mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
         const u32 full = smem.full_bar(ring.stage);
@@ -152,6 +156,67 @@ __device__ __forceinline__ void release_stage(const SmemLayout<Cfg>& smem, int s
     for (int r = 0; r < Cfg::kClusterM; ++r)
       mbar_arrive_cluster(map_to_cta(smem.empty_bar(stage), static_cast<u32>(r)));
   }
+}
+
+/// Two accumulators as one 8-byte vector. (As floats or ints, never as
+/// their bits: bit casts made the compiler carry the accumulators through
+/// the main loop in integer registers, with moves ptxas serialized the
+/// wgmmas for.)
+__device__ __forceinline__ float2 acc_pair(float a, float b) { return make_float2(a, b); }
+__device__ __forceinline__ int2 acc_pair(int a, int b) { return make_int2(a, b); }
+template <class Acc>
+using AccPair = decltype(acc_pair(Acc(), Acc()));
+
+/// Stream-K: where consumer part `part` of CTA `cta` leaves a partial sum:
+/// each thread's accumulators in pairs, pair v of thread tid at v * 128 +
+/// tid, so that a warp writes 256 contiguous bytes.
+template <class Cfg>
+__device__ __forceinline__ AccPair<typename Cfg::Acc>* partial_slot(const GemmParams& p, int cta, int part) {
+  constexpr int kPartWords = Cfg::kWgRows * Cfg::kAccRegs * 128;  // the CTA's parts fill kBM * kBN words
+  return reinterpret_cast<AccPair<typename Cfg::Acc>*>(p.sk_partials + static_cast<long long>(cta) * Cfg::kBM * Cfg::kBN +
+                                                       part * kPartWords);
+}
+
+/// Leaves this consumer's sum over the first k-blocks of a cut tile for the
+/// CTA that finishes it (named barrier `barrier` joins the warpgroup).
+template <class Cfg>
+__device__ __forceinline__ void write_partial(const GemmParams& p, int part,
+                                              const typename Cfg::Acc (&acc)[Cfg::kWgRows][Cfg::kAccRegs], int tid,
+                                              int barrier) {
+  AccPair<typename Cfg::Acc>* slot = partial_slot<Cfg>(p, blockIdx.x, part);
+#pragma unroll
+  for (int r = 0; r < Cfg::kWgRows; ++r)
+#pragma unroll
+    for (int v = 0; v < Cfg::kAccRegs / 2; ++v)
+      __stcg(slot + (r * Cfg::kAccRegs / 2 + v) * 128 + tid, acc_pair(acc[r][2 * v], acc[r][2 * v + 1]));
+  named_barrier_sync(barrier, 128);
+  if (tid == 0) flag_release_gpu(p.sk_flags + Cfg::kConsumers * blockIdx.x + part, 1u);
+}
+
+/// Adds the partial sum the previous CTA (cluster) left for the cut tile
+/// this consumer finishes: acc holds the later k-blocks' sum, so the order
+/// of the additions is fixed. The first thread waits for the flag and
+/// clears it for the next launch.
+template <class Cfg>
+__device__ __forceinline__ void add_partial(const GemmParams& p, int part,
+                                            typename Cfg::Acc (&acc)[Cfg::kWgRows][Cfg::kAccRegs], int tid,
+                                            int barrier) {
+  const int writer = static_cast<int>(blockIdx.x) - Cfg::kClusterM;
+  if (tid == 0) {
+    unsigned* flag = p.sk_flags + Cfg::kConsumers * writer + part;
+    flag_acquire_gpu(flag, 1u);
+    flag_store(flag, 0u);
+  }
+  named_barrier_sync(barrier, 128);
+  const AccPair<typename Cfg::Acc>* slot = partial_slot<Cfg>(p, writer, part);
+#pragma unroll
+  for (int r = 0; r < Cfg::kWgRows; ++r)
+#pragma unroll
+    for (int v = 0; v < Cfg::kAccRegs / 2; ++v) {
+      const AccPair<typename Cfg::Acc> x = __ldcg(slot + (r * Cfg::kAccRegs / 2 + v) * 128 + tid);
+      acc[r][2 * v] += x.x;
+      acc[r][2 * v + 1] += x.y;
+    }
 }
 
 /// The main loop of one tile with promotion (fp8, cooperative,
@@ -267,30 +332,38 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   const u32 a_kblock_bytes = Cfg::kKGroup > 1 ? static_cast<u32>(p.a_box_rows * 128) : 0u;
   const u32 b_kblock_bytes = Cfg::kKGroup > 1 && Cfg::kMajorB == Major::K ? static_cast<u32>(p.b_box_rows * 128)
                                                                           : static_cast<u32>(Cfg::kBKBlockStride);
-  const int issue_kb = k_stages > 2 ? 2 : k_stages - 1;
   u32 staged_parity = 0;
+  bool awaited_prior_grid = false;
 
-  // The CTA's tiles are first + i * step (i = 0, 1, ...); a pingpong
-  // consumer takes every other one and skips the other's k-blocks.
-  const int first = blockIdx.x / Cfg::kClusterM;
-  const int step = gridDim.x / Cfg::kClusterM;
+  // The CTA's work items (whole tiles, or with stream-K pieces of tiles cut
+  // along K); a pingpong consumer takes every other one and skips the
+  // other's stages. The producer walks the same list.
+  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM, p.sk_tiles);
+  const auto stages_of = [&](const WorkItem& w) { return Cfg::kKGroup > 1 ? k_stages : w.k_count(); };
+  // Whose partial sums this consumer writes and reads (the pingpong
+  // consumers own whole tiles, the cooperative ones a part each).
+  const int part = Cfg::kPingpong ? 0 : consumer;
   constexpr int kTileStride = Cfg::kPingpong ? 2 : 1;
   RingPosition<Cfg::kStages> ring;
-  if (Cfg::kPingpong && consumer == 1) ring.skip(k_stages);
+  if (Cfg::kPingpong && consumer == 1) ring.skip(stages_of(work.item(0)));
   for (int i = Cfg::kPingpong ? consumer : 0;; i += kTileStride) {
-    const int t = first + i * step;
-    if (t >= sched.total) break;
-    const TileCoord tile = sched.tile(t, rank);
+    const WorkItem item = work.item(i);
+    if (item.tile < 0) break;
+    const TileCoord tile = sched.tile(item.tile, rank);
+    const int item_stages = stages_of(item);
+    const int issue_kb = item_stages > 2 ? 2 : item_stages - 1;
+    if (item.stores()) {
 #pragma unroll
-    for (int r = 0; r < Cfg::kWgRows; ++r)
-      prefetch_epilogue_inputs(epi, tile.m0 + (wg_m + r) * 64, tile.n0 + wg_n * Cfg::kWgN, Cfg::kWgN, tile.l, tid,
-                               p.M, p.N);
-    // Pingpong: wait for the other consumer to have issued the previous tile.
+      for (int r = 0; r < Cfg::kWgRows; ++r)
+        prefetch_epilogue_inputs(epi, tile.m0 + (wg_m + r) * 64, tile.n0 + wg_n * Cfg::kWgN, Cfg::kWgN, tile.l, tid,
+                                 p.M, p.N);
+    }
+    // Pingpong: wait for the other consumer to have issued the previous item.
     if (Cfg::kPingpong && i > 0) named_barrier_sync(Cfg::kOrderBarrier + consumer, 256);
     // Once k-block kb's wgmmas are issued: the staged input's load, when due.
     const auto issued = [&](int kb) {
       if constexpr (StagesInput<Epi>::value) {
-        if (kb == issue_kb && tid == 0)
+        if (kb == issue_kb && tid == 0 && item.stores())
           load_staged_input<Cfg>(tma_c, smem.staging(consumer), smem.staged_bar(consumer), p, tile.m0 + wg_m * 64,
                                  tile.n0 + wg_n * Cfg::kWgN, p.c_batched ? tile.l : 0);
       }
@@ -302,7 +375,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     EpiTile* early_tile = nullptr;
     const auto before_last_stage = [&] {
       if constexpr (kBeginsChunkEarly<Cfg>)
-        early_tile->begin_chunk(tile.n0 + wg_n * Cfg::kWgN + 2 * (tid % 4),
+        if (item.stores())
+          early_tile->begin_chunk(tile.n0 + wg_n * Cfg::kWgN + 2 * (tid % 4),
                                 tile.m0 + wg_m * 64 + 16 * (tid / 32) + (tid % 32) / 4);
     };
     const auto main_loop = [&] {
@@ -310,9 +384,9 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
       if constexpr (Cfg::kPromoteKBlocks > 0) {
         before_last_stage();
-        prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, k_blocks, tid, issued);
+        prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, item_stages, tid, issued);
       }
-      const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : k_stages;
+      const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : item_stages;
       for (int kb = 0; kb < plain_stages; ++kb) {
         if (kb + 1 == plain_stages) before_last_stage();
         mbar_wait(smem.full_bar(ring.stage), ring.phase);
@@ -340,14 +414,25 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         prev = ring.stage;
         ring.next();
       }
-      // Pingpong: every wgmma of this tile is issued; the other consumer may go.
-      if (Cfg::kPingpong && first + (i + 1) * step < sched.total)
-        named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
+      // Pingpong: every wgmma of this item is issued; the other consumer may go.
+      const WorkItem next = work.item(i + 1);
+      if (Cfg::kPingpong && next.tile >= 0) named_barrier_arrive(Cfg::kOrderBarrier + (1 - consumer), 256);
       wgmma_wait<0>();
 #pragma unroll
       for (int r = 0; r < Cfg::kWgRows; ++r) fence_regs(acc[r]);
       release_stage(smem, prev, tid);
-      if (Cfg::kPingpong) ring.skip(k_stages);
+      if (Cfg::kPingpong) ring.skip(stages_of(next));
+    };
+    // After the main loop, stream-K: the sum over a cut tile's first
+    // k-blocks is left for the next CTA (and the item is done: false), the
+    // sum over its last ones gets the previous CTA's added.
+    const auto combine_partials = [&] {
+      if (item.role == WorkRole::writes_partial) {
+        write_partial<Cfg>(p, part, acc, tid, 1 + consumer);
+        return false;
+      }
+      if (item.role == WorkRole::finishes) add_partial<Cfg>(p, part, acc, tid, 1 + consumer);
+      return true;
     };
 
     // Before the epilogue.
@@ -355,7 +440,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       // The fill kernel launched before this grid may still be writing the
       // reduce outputs' identity (programmatic dependent launch: the main loop
       // above overlaps it); its writes are visible to this thread after the wait.
-      if (AwaitsPriorGrid<Epi>::value && i < kTileStride) grid_dependency_wait();
+      if (AwaitsPriorGrid<Epi>::value && !awaited_prior_grid) {
+        grid_dependency_wait();
+        awaited_prior_grid = true;
+      }
       // A new batch of a batched whole output: the partials so far leave first
       // (cooperative: both consumers see the same tiles and flush together).
       if constexpr (TotalsOf<Epi>::value) {
@@ -373,10 +461,12 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       EpiTile epi_tile(epi, tile.l, p.M, p.N);
       early_tile = &epi_tile;
       main_loop();
+      if (!combine_partials()) continue;
       prepare_epilogue();
       store(epi_tile, 0);
     } else {
       main_loop();
+      if (!combine_partials()) continue;
       prepare_epilogue();
 #pragma unroll
       for (int r = 0; r < Cfg::kWgRows; ++r) {

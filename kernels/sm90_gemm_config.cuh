@@ -44,6 +44,15 @@ struct GemmParams {
   void* f = nullptr;
   long long ldf = 0;
   long long f_batch = 0;
+  /// Stream-K: the first sk_tiles (cluster) tiles of the schedule are cut
+  /// along K into one equal range per CTA (0: every tile whole; see
+  /// sm90_work_list.cuh). Then sk_flags holds two zeroed words per CTA and
+  /// sk_partials kBM * kBN words per CTA, where the CTA that computes a cut
+  /// tile's first k-blocks leaves their sum for the one that finishes it;
+  /// the finisher sets the flag back to zero.
+  int sk_tiles = 0;
+  unsigned* sk_flags = nullptr;
+  unsigned* sk_partials = nullptr;
 };
 
 /// Largest dynamic shared memory one block may use on sm_90 (227 KB).

@@ -74,6 +74,31 @@ __device__ __forceinline__ void launch_dependent_grids() {
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
 }
 
+// ---------------------------------------------------------------- flags between CTAs
+
+/// Publishes `value` at `flag` after every memory write that precedes this
+/// call in causality order (the caller's, and those of threads that met it
+/// at a barrier before).
+__device__ __forceinline__ void flag_release_gpu(unsigned* flag, unsigned value) {
+  asm volatile("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
+/// Spins until `flag` holds `value`; what was written before its release is
+/// then visible to the caller (and, after a barrier, to those it meets there).
+__device__ __forceinline__ void flag_acquire_gpu(const unsigned* flag, unsigned value) {
+  unsigned seen;
+  for (;;) {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(flag) : "memory");
+    if (seen == value) return;
+    __nanosleep(64);
+  }
+}
+
+/// A plain (relaxed, gpu-scope) store to a flag.
+__device__ __forceinline__ void flag_store(unsigned* flag, unsigned value) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
+}
+
 // ---------------------------------------------------------------- clusters
 
 /// This CTA's rank inside its cluster.

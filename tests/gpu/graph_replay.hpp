@@ -41,16 +41,17 @@ struct GraphApi {
 /// Runs `op` once (compiling outside the capture), captures a second run on
 /// a new stream, and replays the graph three times, each on fresh inputs
 /// and newly poisoned outputs, comparing with cpu_reference (f32 accumulator
-/// and compute).
+/// and compute). `run_on_stream_first`: the first run goes to the new stream
+/// (so that what an operator keeps per stream exists before the capture).
 inline void expect_graph_replays_match_reference(const runtime::Driver& driver, GpuProblem& p, Operator& op,
-                                                 const GemmArguments& args) {
+                                                 const GemmArguments& args, bool run_on_stream_first = false) {
   GraphApi graph_api;
   ASSERT_TRUE(graph_api.load()) << "libcuda lacks the graph API";
-  op.run(args);
-  driver.check(driver.ctx_synchronize(), "first run");
-
   CUstream stream = nullptr;
   driver.check(driver.stream_create(&stream, CU_STREAM_NON_BLOCKING), "creating a stream");
+  op.run(args, run_on_stream_first ? stream : nullptr);
+  driver.check(driver.ctx_synchronize(), "first run");
+
   driver.check(graph_api.begin_capture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL), "beginning capture");
   op.run(args, stream);
   CUgraph graph = nullptr;

@@ -1,7 +1,7 @@
 // The sm90 operator: problem and device checks, JIT build through the
-// runtime's kernel loader, the persistent grid size, and the launches of the
-// identity fill (when the epilogue reduces) and the GEMM (overlapping the
-// fill by programmatic dependent launch).
+// runtime's kernel loader, the persistent grid size, stream-K's workspace,
+// and the launches of the identity fill (when the epilogue reduces) and the
+// GEMM (overlapping the fill by programmatic dependent launch).
 #include "providers/sm90/sm90_operator.hpp"
 
 #include <algorithm>
@@ -25,6 +25,10 @@ constexpr std::size_t kMapBytes = 5 * sizeof(CUtensorMap);
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::string cuda_name(int device) { return "cuda:" + std::to_string(device); }
+
+/// Stream-K's flags (two words per CTA, padded to 256 bytes) come first in
+/// its workspace, the partial sums (a tile of f32 or int32 per CTA) after.
+std::size_t stream_k_flag_bytes(int ctas) { return (static_cast<std::size_t>(ctas) * 8 + 255) / 256 * 256; }
 
 int sm_count_of(int device) {
   const runtime::Driver* driver = runtime::Driver::get();
@@ -157,6 +161,27 @@ void Sm90Operator::compile(const Problem& p) {
   kernels_for(p, plan);
 }
 
+const runtime::DeviceBuffer* Sm90Operator::stream_k_workspace(const runtime::Driver& driver, int device,
+                                                                CUstream stream) {
+  std::lock_guard<std::mutex> lock(workspace_mutex_);
+  const auto key = std::make_pair(device, stream);
+  if (auto it = workspaces_.find(key); it != workspaces_.end()) return &it->second;
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE) return nullptr;
+  const int ctas = sm_count_of(device);  // the most a persistent grid launches
+  const std::size_t flags = stream_k_flag_bytes(ctas);
+  runtime::DeviceBuffer buffer;
+  try {
+    buffer = runtime::DeviceBuffer(driver, device,
+                                   flags + static_cast<std::size_t>(ctas) * config_.bm * config_.bn * sizeof(float));
+  } catch (const Error&) {
+    return nullptr;  // out of memory, or another thread captures a graph: whole tiles this time
+  }
+  driver.check(driver.memset_d32_async(buffer.address(), 0, flags / 4, stream), "zeroing stream-K's flags");
+  return &workspaces_.emplace(key, std::move(buffer)).first->second;
+}
+
 void Sm90Operator::run(const Problem& p, void* stream) {
   Sm90Plan plan;
   if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, s.reason());
@@ -190,6 +215,14 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   const std::int64_t cm = config_.cluster_m;
   const std::int64_t cluster_tiles = ceil_div(ceil_div(p.M, config_.bm), cm) * ceil_div(p.N, config_.bn) * p.L;
   const std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
+  const std::int64_t sk_tiles = sm90_stream_k_tiles(config_, cluster_tiles, ceil_div(p.K, config_.bk()), ctas / cm);
+  if (sk_tiles > 0) {
+    if (const runtime::DeviceBuffer* space = stream_k_workspace(driver, device, config.stream)) {
+      gemm.sk_tiles = static_cast<int>(sk_tiles);
+      gemm.sk_flags = space->data();
+      gemm.sk_partials = static_cast<std::byte*>(space->data()) + stream_k_flag_bytes(sm_count_of(device));
+    }
+  }
   config.grid = {static_cast<unsigned>(ctas), 1, 1};
   config.block = {static_cast<unsigned>(kSm90Threads), 1, 1};
   config.shared_bytes = k.shared_bytes;

@@ -2,20 +2,29 @@
 // fused epilogue. supports() gives the reason for everything it cannot run,
 // compile() builds and loads the problem class's kernel, run() encodes tensor
 // maps only when operands change and launches on the caller's stream: no
-// allocation, synchronisation or file I/O once warm (graph-capturable).
+// allocation, synchronisation or file I/O once warm (graph-capturable). The
+// one allocation is stream-K's workspace, once per device and stream, on the
+// first launch there that cuts tiles (not while the stream captures a graph:
+// such a launch keeps its tiles whole). Launches on one stream share it, in
+// stream order; a graph captured on a stream uses that stream's, so it must
+// not replay on another stream while that stream runs stream-K launches.
 #pragma once
 
 #include <cuda.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "api/operator_impl.hpp"
 #include "providers/simt/simt_device_checks.hpp"
 #include "providers/sm90/sm90_plan.hpp"
 #include "providers/sm90/sm90_tensor_maps.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
+#include "runtime/cuda_objects.hpp"
 
 namespace epigemm::detail {
 
@@ -54,12 +63,19 @@ class Sm90Operator final : public OperatorImpl {
   std::uint64_t key_of(const Problem& problem, const Sm90Plan& plan) const noexcept;
   Kernels kernels_for(const Problem& problem, const Sm90Plan& plan);
   Kernels load(const Problem& problem, const Sm90Plan& plan, std::uint64_t key);
+  /// Stream-K's flags (zeroed on `stream` when created) and partial sums for
+  /// launches on `stream` of `device`; null when the stream captures a graph
+  /// and has none yet, or the allocation fails (the launch then keeps its
+  /// tiles whole).
+  const runtime::DeviceBuffer* stream_k_workspace(const runtime::Driver& driver, int device, CUstream stream);
 
   Sm90TileConfig config_;
   mutable DeviceChecks device_checks_{"sm90", 90};
   mutable std::shared_mutex mutex_;
   std::unordered_map<std::uint64_t, Kernels> kernels_;
   Sm90TensorMaps maps_;
+  std::mutex workspace_mutex_;
+  std::map<std::pair<int, CUstream>, runtime::DeviceBuffer> workspaces_;
 };
 
 }  // namespace epigemm::detail

@@ -33,8 +33,12 @@ struct Sm90GemmParams {
   void* f = nullptr;
   long long ldf = 0;
   long long f_batch = 0;
+  int sk_tiles = 0;
+  void* sk_flags = nullptr;
+  void* sk_partials = nullptr;
 };
-static_assert(sizeof(Sm90GemmParams) == 96 && offsetof(Sm90GemmParams, d) == 48 && offsetof(Sm90GemmParams, f) == 72,
+static_assert(sizeof(Sm90GemmParams) == 120 && offsetof(Sm90GemmParams, d) == 48 && offsetof(Sm90GemmParams, f) == 72 &&
+                  offsetof(Sm90GemmParams, sk_flags) == 104,
               "Sm90GemmParams must match epigemm::sm90::GemmParams");
 
 /// GemmParams for a planned problem on tile `config` (group of 8 cluster

@@ -125,6 +125,12 @@ constexpr double kPingpongMinWaves = 4.0;
 /// waits for its wgmmas and adds its fragment every k-block (an estimate;
 /// public Hopper fp8 kernels lose a few percent to it).
 constexpr double kPromotionCost = 1.05;
+/// Stream-K: the k-blocks of time a cut tile's partial sum costs (64 KB
+/// written to and read back from L2 by one warpgroup: about 1 us against
+/// 0.35 us per k-block of a 128x128 pingpong tile), and the least idle time
+/// per CTA of the last wave, in k-blocks, worth cutting tiles for.
+constexpr double kStreamKFixupKBlocks = 4.0;
+constexpr double kStreamKMinIdleKBlocks = 8.0;
 /// How far fast-accumulating fp8 operators rank below the precise ones:
 /// more than any difference of modelled time (1000 per factor of two).
 constexpr int kFastAccumulationDemotion = 100'000;
@@ -240,13 +246,27 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   return md;
 }
 
+std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, std::int64_t k_blocks,
+                                 std::int64_t slots) noexcept {
+  if (!c.pingpong || c.k_group > 1 || slots < 1 || tiles < 2 * slots) return 0;
+  const std::int64_t rest = tiles % slots;
+  if (rest == 0) return 0;
+  const double idle_k_blocks = (1.0 - static_cast<double>(rest) / static_cast<double>(slots)) * k_blocks;
+  return idle_k_blocks >= kStreamKMinIdleKBlocks ? rest + slots : 0;
+}
+
 double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count) {
   const int sms = std::max(sm_count, c.cluster_m);
   const std::int64_t cluster_rows = ceil_div(ceil_div(p.M, c.bm), c.cluster_m);
   const std::int64_t cluster_tiles = cluster_rows * ceil_div(p.N, c.bn) * std::max<std::int64_t>(p.L, 1);
   const std::int64_t slots = sms / c.cluster_m;
-  const double waves = static_cast<double>(ceil_div(cluster_tiles, slots));
-  const double k_blocks = static_cast<double>(std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1));
+  const std::int64_t k_block_count = std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1);
+  const double k_blocks = static_cast<double>(k_block_count);
+  // Stream-K balances the last wave; a cut tile's partial sum costs its two CTAs about kStreamKFixupKBlocks.
+  const double waves = sm90_stream_k_tiles(c, cluster_tiles, k_block_count, slots) > 0
+                           ? static_cast<double>(cluster_tiles) / static_cast<double>(slots) +
+                                 kStreamKFixupKBlocks / k_blocks
+                           : static_cast<double>(ceil_div(cluster_tiles, slots));
   const double math = waves * k_blocks * (static_cast<double>(c.bm) * c.bn / tile_efficiency(c)) * kNsPerTileElement;
   // Memory: every byte of A, B and D crosses DRAM once; the busy CTAs keep
   // `stages` k-blocks of the streamed operand in flight each, which caps the

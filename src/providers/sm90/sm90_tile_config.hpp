@@ -73,6 +73,17 @@ int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept;
 /// grouped-k tiles with a K-major B, N rounded up to 8 when that is fewer.
 int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept;
 
+/// Stream-K (GemmParams::sk_tiles): how many of the first of `tiles`
+/// (cluster) tiles of `k_blocks` k-blocks to cut along K into one equal
+/// range per slot when `slots` CTAs (clusters) run them; 0 for none. Cut
+/// are the last partial wave and one full wave before it (so that each
+/// range spans at least a tile and a tile is cut at most once), on pingpong
+/// tiles with one k-block per stage, when there are at least two waves and
+/// the idle CTAs of the last wave would waste enough k-blocks to pay for
+/// the partial sums' trip through L2.
+std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tiles, std::int64_t k_blocks,
+                                 std::int64_t slots) noexcept;
+
 /// Largest dynamic shared memory of one sm_90 block (227 KB).
 inline constexpr int kSm90MaxSharedBytes = 232448;
 /// Static shared memory of a kernel whose epilogue has whole-output
@@ -100,7 +111,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 
 /// The heuristic's modelled time of `problem` on `config` with `sm_count`
 /// SMs, in nanoseconds of an H200: the larger of the math (waves of tiles
-/// over the SMs times the time of one tile: its area over its relative
+/// over the SMs, fractional with stream-K, times the time of one tile: its area over its relative
 /// efficiency) and the memory traffic (A, B and D's bytes at the DRAM
 /// bandwidth, slowed when too few loads are in flight: the busy CTAs times
 /// the streamed operand's bytes in their rings over the load latency), times

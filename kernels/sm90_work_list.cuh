@@ -1,0 +1,96 @@
+// The work items of one CTA (or cluster) of the persistent sm90 GEMM: whole
+// tiles, and with stream-K, pieces of tiles cut along K. Plain integer code,
+// compiled for the device and, in the tests, for the host.
+//
+// Stream-K (sk_tiles > 0): the first sk_tiles tiles of the schedule are cut
+// into `slots` equal contiguous ranges of k-blocks (unit u = tile * k_blocks
+// + k), one per CTA, which balances the last partial wave; the other tiles
+// follow whole, slot + j * slots. With sk_tiles >= slots each range holds
+// at least one tile's k-blocks, so a tile is cut at most once: the CTA whose
+// range ends inside it computes its first k-blocks and leaves the sum as a
+// partial (writes_partial), the next CTA, whose range begins inside it,
+// computes the rest, adds the partial and runs the epilogue (finishes). A
+// CTA takes its pieces in the order partial, whole tiles, finish, so every
+// partial is written at the start and read at the end of the stream-K
+// ranges, and a CTA waits only on the one before it.
+#pragma once
+
+#if defined(__CUDACC__)
+#define EPG_WORK_FN __host__ __device__ __forceinline__
+#else
+#define EPG_WORK_FN inline
+#endif
+
+namespace epigemm::sm90 {
+
+/// What a work item does with its sum over k-blocks [k_begin, k_end).
+enum class WorkRole : int {
+  whole = 0,           ///< all of the tile's k-blocks: runs the epilogue
+  writes_partial = 1,  ///< the tile's first k-blocks: leaves the sum for the next CTA
+  finishes = 2,        ///< the tile's last k-blocks: adds the previous CTA's partial, runs the epilogue
+};
+
+struct WorkItem {
+  int tile = -1;  ///< linear (cluster) tile index in the schedule; -1: no more work
+  int k_begin = 0;
+  int k_end = 0;
+  WorkRole role = WorkRole::whole;
+  EPG_WORK_FN int k_count() const { return k_end - k_begin; }
+  EPG_WORK_FN bool stores() const { return role != WorkRole::writes_partial; }
+};
+
+/// The work list of slot `slot` of `slots` (CTAs, or clusters) over `tiles`
+/// tiles of `k_blocks` k-blocks, the first `sk_tiles` of them by stream-K
+/// (0, or at least `slots`: see above).
+class WorkList {
+ public:
+  EPG_WORK_FN WorkList(int tiles, int k_blocks, int slots, int slot, int sk_tiles)
+      : tiles_(tiles), k_blocks_(k_blocks), slots_(slots), slot_(slot), sk_tiles_(sk_tiles) {
+    if (sk_tiles <= 0) return;
+    const long long units = static_cast<long long>(sk_tiles) * k_blocks;
+    const long long begin = units * slot / slots, end = units * (slot + 1) / slots;
+    head_tile_ = static_cast<int>(begin / k_blocks);
+    head_k_ = static_cast<int>(begin % k_blocks);
+    tail_tile_ = static_cast<int>(end / k_blocks);
+    tail_k_ = static_cast<int>(end % k_blocks);
+    whole_first_ = head_k_ > 0 ? head_tile_ + 1 : head_tile_;
+    sk_items_ = (tail_k_ > 0 ? 1 : 0) + (tail_tile_ - whole_first_) + (head_k_ > 0 ? 1 : 0);
+  }
+
+  /// Item `j` of this slot's list (tile -1 past its end).
+  EPG_WORK_FN WorkItem item(int j) const {
+    WorkItem w;
+    w.k_end = k_blocks_;
+    if (j < sk_items_) {
+      if (tail_k_ > 0) {
+        if (j == 0) {
+          w.tile = tail_tile_;
+          w.k_end = tail_k_;
+          w.role = WorkRole::writes_partial;
+          return w;
+        }
+        --j;
+      }
+      if (j < tail_tile_ - whole_first_) {
+        w.tile = whole_first_ + j;
+      } else {
+        w.tile = head_tile_;
+        w.k_begin = head_k_;
+        w.role = WorkRole::finishes;
+      }
+      return w;
+    }
+    const long long t = sk_tiles_ + slot_ + static_cast<long long>(j - sk_items_) * slots_;
+    w.tile = t < tiles_ ? static_cast<int>(t) : -1;
+    return w;
+  }
+
+ private:
+  int tiles_, k_blocks_, slots_, slot_, sk_tiles_;
+  int head_tile_ = 0, head_k_ = 0;  ///< where the range begins
+  int tail_tile_ = 0, tail_k_ = 0;  ///< where it ends
+  int whole_first_ = 0;             ///< first whole tile of the range
+  int sk_items_ = 0;                ///< items of the range
+};
+
+}  // namespace epigemm::sm90

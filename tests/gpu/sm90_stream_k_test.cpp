@@ -1,0 +1,97 @@
+// Stream-K on the sm90 pingpong tiles against cpu_reference: tiles cut
+// along K by two CTAs (one leaves a partial sum, the next adds it), with
+// odd extents, a batch, 2x1 clusters, a staged C, an F output and
+// reductions; repeated launches on one stream reuse the workspace (its
+// flags must come back to zero); a graph captured on a stream that has a
+// workspace replays with it, and one captured on a fresh stream runs whole
+// tiles.
+#include "gpu/graph_replay.hpp"
+#include "gpu/sm90_problem.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+struct Shape {
+  std::int64_t L, M, N, K;
+};
+
+std::string describe(const Shape& s) {
+  return "L M N K = " + std::to_string(s.L) + " " + std::to_string(s.M) + " " + std::to_string(s.N) + " " +
+         std::to_string(s.K);
+}
+
+detail::Sm90TileConfig pingpong(int cluster_m) {
+  for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    if (c.pingpong && c.bm == 128 && c.bn == 128 && c.cluster_m == cluster_m &&
+        c.operands == detail::Sm90OperandClass::bits16)
+      return c;
+  }
+  ADD_FAILURE() << "no 128x128 pingpong " << cluster_m << "x1 configuration";
+  return {};
+}
+
+/// Whether the launch cuts tiles (the device's SMs, one CTA each).
+std::int64_t cut_tiles(const runtime::Driver& driver, const detail::Sm90TileConfig& c, const Shape& s) {
+  const std::int64_t rows = (s.M + c.bm - 1) / c.bm, cluster_rows = (rows + c.cluster_m - 1) / c.cluster_m;
+  const std::int64_t tiles = cluster_rows * ((s.N + c.bn - 1) / c.bn) * s.L;
+  const std::int64_t slots = driver.device_info(0).sm_count / c.cluster_m;
+  return detail::sm90_stream_k_tiles(c, tiles, (s.K + c.bk() - 1) / c.bk(), slots);
+}
+
+class Sm90StreamK : public ::testing::Test {
+ protected:
+  std::mt19937 rng{std::random_device{}()};
+};
+
+TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  // 324 tiles (2.45 waves on 132 SMs) with K = 2048 and 1999 (a partial
+  // last k-block); a batch of 3 x 100 tiles; on 2x1 clusters 162 and 150.
+  const Shape shapes[] = {{1, 2304, 2304, 2048}, {1, 2300, 2290, 1999}, {3, 1280, 1272, 720}};
+  for (const int cluster_m : {1, 2}) {
+    const detail::Sm90TileConfig config = pingpong(cluster_m);
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
+      ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K);
+      p.set_source(
+          "def epi(accum, alpha, C, bias):\n    F = accum * alpha + C * 2.0\n    D = relu(F + bias)\n"
+          "    rows = sum(F)\n    am = amax(D)\n    return D, F, rows, am\n");
+      p.scalar("alpha", 0.75);
+      const Dims tile{s.L, s.M, s.N};
+      p.add("C", DType::bf16, tile, padded_rows(DType::bf16, tile));
+      p.add("bias", DType::f32, {s.N});
+      p.add("D", DType::bf16, tile, padded_rows(DType::bf16, tile), true);
+      p.add("F", DType::f32, tile, padded_rows(DType::f32, tile), true);
+      p.add("rows", DType::f32, {s.L, s.M, 1}, {}, true);
+      p.add("am", DType::f32, {s.L, 1, 1}, {}, true);
+      // Two launches per poison on the same stream: the second finds the
+      // flags the first left (all back to zero) and the partials it wrote.
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    }
+  }
+}
+
+TEST_F(Sm90StreamK, GraphsReplayWithTheCaptureStreamsWorkspaceOrWholeTiles) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  const Shape s{1, 2304, 2304, 1024};
+  const detail::Sm90TileConfig config = pingpong(1);
+  ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
+  for (const bool run_on_stream_first : {true, false}) {
+    SCOPED_TRACE(run_on_stream_first ? "workspace made before the capture" : "capture on a fresh stream");
+    GpuProblem p(*driver, rng);
+    add_padded_ab(p, DType::f16, DType::f16, s.L, s.M, s.N, s.K);
+    p.set_source("def epi(accum, C):\n    D = accum + C\n    return D\n");
+    const Dims tile{s.L, s.M, s.N};
+    p.add("C", DType::f16, tile, padded_rows(DType::f16, tile));
+    p.add("D", DType::f16, tile, padded_rows(DType::f16, tile), true);
+    const GemmArguments args = p.args(true, DType::f32, DType::f32);
+    Operator op = get_operators(args, sm90_query(pin_config(config))).at(0);
+    expect_graph_replays_match_reference(*driver, p, op, args, run_on_stream_first);
+  }
+}
+
+}  // namespace
+}  // namespace epigemm::testing

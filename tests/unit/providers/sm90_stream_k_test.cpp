@@ -1,0 +1,128 @@
+// Stream-K's host decisions and the kernel's work lists (kernels/
+// sm90_work_list.cuh, compiled here for the host): which tiles are cut,
+// and that the CTAs' items cover every tile's k-blocks exactly once, with
+// each cut tile's partial written before the CTA after the writer finishes it.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "providers/sm90/sm90_tile_config.hpp"
+#include "sm90_work_list.cuh"
+
+namespace epigemm::testing {
+namespace {
+
+using detail::Sm90OperandClass;
+using detail::Sm90TileConfig;
+using sm90::WorkItem;
+using sm90::WorkList;
+using sm90::WorkRole;
+
+Sm90TileConfig pingpong_128x128() {
+  Sm90TileConfig c{128, 128, 1, 5, Sm90OperandClass::bits16};
+  c.pingpong = true;
+  return c;
+}
+
+TEST(Sm90StreamK, CutsTheLastPartialWaveAndOneFullWaveOfPingpongTiles) {
+  const Sm90TileConfig c = pingpong_128x128();
+  // 4096^3, 4096x14336x4096 and 8192^3 on 132 SMs: 7.76, 27.15 and 31.03 waves.
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 1024, 64, 132), 100 + 132);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 3584, 64, 132), 20 + 132);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4096, 128, 132), 4 + 132);
+  // Whole waves, fewer than two waves, or too little idle time to pay for the partials: none.
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4 * 132, 64, 132), 0);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 200, 64, 132), 0);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 1024, 4, 132), 0);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4 * 132 + 130, 64, 132), 0);  // the last wave is 98% full
+  // Cooperative and grouped-k tiles keep their tiles whole.
+  Sm90TileConfig cooperative = c;
+  cooperative.pingpong = false;
+  EXPECT_EQ(detail::sm90_stream_k_tiles(cooperative, 1024, 64, 132), 0);
+}
+
+/// Every item of every slot, checked against the rules the kernel relies on.
+void check_work_lists(int tiles, int k_blocks, int slots, int sk_tiles) {
+  SCOPED_TRACE(::testing::Message() << tiles << " tiles of " << k_blocks << " k-blocks, " << slots << " slots, "
+                                    << sk_tiles << " cut");
+  std::vector<std::vector<int>> covered(tiles, std::vector<int>(k_blocks, 0));
+  std::vector<int> writer_of(tiles, -1), finisher_of(tiles, -1), cut_at(tiles, -1);
+  for (int slot = 0; slot < slots; ++slot) {
+    const WorkList list(tiles, k_blocks, slots, slot, sk_tiles);
+    int partials = 0, finishes = 0;
+    bool past_stream_k = false;
+    for (int j = 0;; ++j) {
+      const WorkItem w = list.item(j);
+      if (w.tile < 0) break;
+      ASSERT_LT(w.tile, tiles);
+      ASSERT_LT(w.k_begin, w.k_end);
+      ASSERT_LE(w.k_end, k_blocks);
+      for (int k = w.k_begin; k < w.k_end; ++k) ++covered[w.tile][k];
+      if (w.tile >= sk_tiles) {
+        past_stream_k = true;
+        EXPECT_EQ(w.role, WorkRole::whole);
+        EXPECT_EQ((w.tile - sk_tiles) % slots, slot);
+        continue;
+      }
+      EXPECT_FALSE(past_stream_k) << "a cut tile after the whole ones";
+      switch (w.role) {
+        case WorkRole::whole:
+          EXPECT_EQ(w.k_begin, 0);
+          EXPECT_EQ(w.k_end, k_blocks);
+          EXPECT_EQ(finishes, 0) << "the finish comes last";
+          break;
+        case WorkRole::writes_partial:
+          EXPECT_EQ(j, 0) << "the partial is written first";
+          EXPECT_EQ(w.k_begin, 0);
+          writer_of[w.tile] = slot;
+          cut_at[w.tile] = w.k_end;
+          ++partials;
+          break;
+        case WorkRole::finishes:
+          EXPECT_EQ(w.k_end, k_blocks);
+          EXPECT_GT(w.k_begin, 0);
+          finisher_of[w.tile] = slot;
+          EXPECT_EQ(cut_at[w.tile] < 0 ? w.k_begin : cut_at[w.tile], w.k_begin);
+          ++finishes;
+          break;
+      }
+    }
+    EXPECT_LE(partials, 1);
+    EXPECT_LE(finishes, 1);
+  }
+  for (int t = 0; t < tiles; ++t) {
+    for (int k = 0; k < k_blocks; ++k) ASSERT_EQ(covered[t][k], 1) << "tile " << t << " k-block " << k;
+    // A cut tile: written by one slot, finished by the next, which reads the writer's partial.
+    EXPECT_EQ(writer_of[t] < 0, finisher_of[t] < 0) << "tile " << t;
+    if (writer_of[t] >= 0) {
+      EXPECT_EQ(finisher_of[t], writer_of[t] + 1) << "tile " << t;
+    }
+  }
+}
+
+TEST(Sm90StreamK, WorkListsCoverEveryKBlockOnceAndCutEachTileAtMostOnce) {
+  check_work_lists(1024, 64, 132, 232);   // 4096^3
+  check_work_lists(4096, 128, 132, 136);  // 8192^3
+  check_work_lists(3584, 64, 132, 152);   // 4096x14336x4096
+  check_work_lists(324, 32, 132, 192);    // 2304^2 x 2048 (the GPU test's shape)
+  check_work_lists(100, 7, 10, 10);       // ranges of exactly one tile's k-blocks on average
+  check_work_lists(50, 1, 12, 0);         // no stream-K: every slot's tiles whole
+  check_work_lists(50, 13, 12, 50);       // every tile cut along K
+}
+
+TEST(Sm90StreamK, BalancesTheCtasToWithinOneKBlock) {
+  const int tiles = 1024, k_blocks = 64, slots = 132;
+  int least = 1 << 30, most = 0;
+  for (int slot = 0; slot < slots; ++slot) {
+    const WorkList list(tiles, k_blocks, slots, slot, 232);
+    int work = 0;
+    for (int j = 0; list.item(j).tile >= 0; ++j) work += list.item(j).k_count();
+    least = std::min(least, work);
+    most = std::max(most, work);
+  }
+  EXPECT_LE(most - least, 1);
+  EXPECT_EQ(most, (tiles * k_blocks + slots - 1) / slots);  // 7.76 tiles each instead of 8 for the busiest
+}
+
+}  // namespace
+}  // namespace epigemm::testing
