@@ -38,6 +38,10 @@ std::int64_t cut_tiles(const runtime::Driver& driver, const detail::Sm90TileConf
   return detail::sm90_stream_k_tiles(c, tiles, (s.K + c.bk() - 1) / c.bk(), slots);
 }
 
+/// The shapes below are cut on an H100/H200's 132 SMs.
+#define EPIGEMM_REQUIRE_132_SMS(driver_var) \
+  if (driver_var->device_info(0).sm_count != 132) GTEST_SKIP() << "the shapes are chosen for 132 SMs"
+
 class Sm90StreamK : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};
@@ -45,12 +49,15 @@ class Sm90StreamK : public ::testing::Test {
 
 TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
   EPIGEMM_REQUIRE_SM90(driver);
-  // 324 tiles (2.45 waves on 132 SMs) with K = 2048 and 1999 (a partial
-  // last k-block); a batch of 3 x 100 tiles; on 2x1 clusters 162 and 150.
-  const Shape shapes[] = {{1, 2304, 2304, 2048}, {1, 2300, 2290, 1999}, {3, 1280, 1272, 720}};
+  EPIGEMM_REQUIRE_132_SMS(driver);
+  // 1x1: 270 tiles (2.05 waves on 132 SMs) with K = 2048 and 1999 (a
+  // partial last k-block), a batch of 3 x 90 tiles; 2x1: 136 cluster tiles
+  // on 66 clusters, one of them a batch of 2 x 68.
+  const std::vector<Shape> shapes[] = {{{1, 1920, 2304, 2048}, {1, 1900, 2290, 1999}, {3, 1280, 1152, 1500}},
+                                       {{1, 2048, 2176, 2048}, {1, 2000, 2100, 1999}, {2, 1024, 2176, 1500}}};
   for (const int cluster_m : {1, 2}) {
     const detail::Sm90TileConfig config = pingpong(cluster_m);
-    for (const Shape& s : shapes) {
+    for (const Shape& s : shapes[cluster_m - 1]) {
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
       ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
       GpuProblem p(*driver, rng);
@@ -76,7 +83,8 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
 
 TEST_F(Sm90StreamK, GraphsReplayWithTheCaptureStreamsWorkspaceOrWholeTiles) {
   EPIGEMM_REQUIRE_SM90(driver);
-  const Shape s{1, 2304, 2304, 1024};
+  EPIGEMM_REQUIRE_132_SMS(driver);
+  const Shape s{1, 1920, 2304, 2048};
   const detail::Sm90TileConfig config = pingpong(1);
   ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
   for (const bool run_on_stream_first : {true, false}) {

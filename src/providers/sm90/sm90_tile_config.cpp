@@ -127,10 +127,13 @@ constexpr double kPingpongMinWaves = 4.0;
 constexpr double kPromotionCost = 1.05;
 /// Stream-K: the k-blocks of time a cut tile's partial sum costs (64 KB
 /// written to and read back from L2 by one warpgroup: about 1 us against
-/// 0.35 us per k-block of a 128x128 pingpong tile), and the least idle time
-/// per CTA of the last wave, in k-blocks, worth cutting tiles for.
+/// 0.35 us per k-block of a 128x128 pingpong tile), and how much slower the
+/// CTAs compute while they walk their cut ranges than in whole-tile waves
+/// (measured at 4096^3 with 1.76 and 2.76 tiles per range: the loss grows
+/// with the range, one tile time per tile of range; the CTAs then read
+/// operands at K offsets unrelated to their neighbours').
 constexpr double kStreamKFixupKBlocks = 4.0;
-constexpr double kStreamKMinIdleKBlocks = 8.0;
+constexpr double kStreamKSlowdown = 1.65;
 /// How far fast-accumulating fp8 operators rank below the precise ones:
 /// more than any difference of modelled time (1000 per factor of two).
 constexpr int kFastAccumulationDemotion = 100'000;
@@ -248,11 +251,14 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
 
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept {
-  if (!c.pingpong || c.k_group > 1 || slots < 1 || tiles < 2 * slots) return 0;
+  if (!c.pingpong || c.k_group > 1 || slots < 1 || k_blocks < 1 || tiles < 2 * slots) return 0;
   const std::int64_t rest = tiles % slots;
   if (rest == 0) return 0;
-  const double idle_k_blocks = (1.0 - static_cast<double>(rest) / static_cast<double>(slots)) * k_blocks;
-  return idle_k_blocks >= kStreamKMinIdleKBlocks ? rest + slots : 0;
+  // The cut ranges (1 + rest / slots tiles each, computed slower) against
+  // the two waves of whole tiles they replace.
+  const double range = 1.0 + static_cast<double>(rest) / static_cast<double>(slots);
+  const double cut_time = range * kStreamKSlowdown + kStreamKFixupKBlocks / static_cast<double>(k_blocks);
+  return cut_time < 2.0 ? rest + slots : 0;
 }
 
 double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count) {
@@ -262,11 +268,12 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const std::int64_t slots = sms / c.cluster_m;
   const std::int64_t k_block_count = std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1);
   const double k_blocks = static_cast<double>(k_block_count);
-  // Stream-K balances the last wave; a cut tile's partial sum costs its two CTAs about kStreamKFixupKBlocks.
-  const double waves = sm90_stream_k_tiles(c, cluster_tiles, k_block_count, slots) > 0
-                           ? static_cast<double>(cluster_tiles) / static_cast<double>(slots) +
-                                 kStreamKFixupKBlocks / k_blocks
-                           : static_cast<double>(ceil_div(cluster_tiles, slots));
+  // Stream-K: the last two waves take the time of the cut ranges (see sm90_stream_k_tiles).
+  const std::int64_t cut = sm90_stream_k_tiles(c, cluster_tiles, k_block_count, slots);
+  const double waves = cut > 0 ? static_cast<double>((cluster_tiles - cut) / slots) +
+                                     static_cast<double>(cut) / static_cast<double>(slots) * kStreamKSlowdown +
+                                     kStreamKFixupKBlocks / k_blocks
+                               : static_cast<double>(ceil_div(cluster_tiles, slots));
   const double math = waves * k_blocks * (static_cast<double>(c.bm) * c.bn / tile_efficiency(c)) * kNsPerTileElement;
   // Memory: every byte of A, B and D crosses DRAM once; the busy CTAs keep
   // `stages` k-blocks of the streamed operand in flight each, which caps the

@@ -24,16 +24,18 @@ Sm90TileConfig pingpong_128x128() {
   return c;
 }
 
-TEST(Sm90StreamK, CutsTheLastPartialWaveAndOneFullWaveOfPingpongTiles) {
+TEST(Sm90StreamK, CutsTheLastPartialWaveAndOneFullWaveWhenTheLastWaveIsNearlyEmpty) {
   const Sm90TileConfig c = pingpong_128x128();
-  // 4096^3, 4096x14336x4096 and 8192^3 on 132 SMs: 7.76, 27.15 and 31.03 waves.
-  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 1024, 64, 132), 100 + 132);
-  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 3584, 64, 132), 20 + 132);
+  // 8192^3 and 4096x14336x4096 on 132 SMs: 31.03 and 27.15 waves.
   EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4096, 128, 132), 4 + 132);
-  // Whole waves, fewer than two waves, or too little idle time to pay for the partials: none.
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 3584, 64, 132), 20 + 132);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 270, 32, 132), 6 + 132);  // the GPU test's 1920x2304x2048
+  // 4096^3 (7.76 waves): ranges of 1.76 tiles computed slower would end after two whole waves.
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 1024, 64, 132), 0);
+  // Whole waves, fewer than two waves, or too few k-blocks to pay for the partials: none.
   EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4 * 132, 64, 132), 0);
   EXPECT_EQ(detail::sm90_stream_k_tiles(c, 200, 64, 132), 0);
-  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 1024, 4, 132), 0);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4096, 2, 132), 0);
   EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4 * 132 + 130, 64, 132), 0);  // the last wave is 98% full
   // Cooperative and grouped-k tiles keep their tiles whole.
   Sm90TileConfig cooperative = c;
@@ -104,7 +106,8 @@ TEST(Sm90StreamK, WorkListsCoverEveryKBlockOnceAndCutEachTileAtMostOnce) {
   check_work_lists(1024, 64, 132, 232);   // 4096^3
   check_work_lists(4096, 128, 132, 136);  // 8192^3
   check_work_lists(3584, 64, 132, 152);   // 4096x14336x4096
-  check_work_lists(324, 32, 132, 192);    // 2304^2 x 2048 (the GPU test's shape)
+  check_work_lists(270, 32, 132, 138);    // 1920x2304x2048 (the GPU test's shape)
+  check_work_lists(324, 32, 132, 192);    // ranges of 1.45 tiles
   check_work_lists(100, 7, 10, 10);       // ranges of exactly one tile's k-blocks on average
   check_work_lists(50, 1, 12, 0);         // no stream-K: every slot's tiles whole
   check_work_lists(50, 13, 12, 50);       // every tile cut along K
