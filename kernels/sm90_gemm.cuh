@@ -64,7 +64,8 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
   const bool hint_a = p.a_evict_first != 0, hint_b = p.b_evict_first != 0;
   const u64 evict_first = l2_evict_first_policy();
-  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM, p.sk_tiles);
+  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM,
+                      Cfg::kStreamK ? p.sk_tiles : 0);
   RingPosition<Cfg::kStages> ring;
   for (int i = 0;; ++i) {
     const WorkItem item = work.item(i);
@@ -338,7 +339,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   // The CTA's work items (whole tiles, or with stream-K pieces of tiles cut
   // along K); a pingpong consumer takes every other one and skips the
   // other's stages. The producer walks the same list.
-  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM, p.sk_tiles);
+  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM,
+                      Cfg::kStreamK ? p.sk_tiles : 0);
   const auto stages_of = [&](const WorkItem& w) { return Cfg::kKGroup > 1 ? k_stages : w.k_count(); };
   // Whose partial sums this consumer writes and reads (the pingpong
   // consumers own whole tiles, the cooperative ones a part each).

@@ -116,6 +116,10 @@ struct GemmConfig {
   static constexpr bool kPingpong = kPingpong_;
   static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
   static constexpr int kKGroup = kKGroup_;
+  /// Whether tiles may be cut along K (stream-K, GemmParams::sk_tiles): the
+  /// pingpong tiles with one k-block per stage; the others ignore sk_tiles,
+  /// so their code stays that of whole tiles.
+  static constexpr bool kStreamK = kPingpong && kKGroup == 1;
 
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));

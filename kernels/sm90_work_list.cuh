@@ -80,8 +80,8 @@ class WorkList {
       }
       return w;
     }
-    const long long t = sk_tiles_ + slot_ + static_cast<long long>(j - sk_items_) * slots_;
-    w.tile = t < tiles_ ? static_cast<int>(t) : -1;
+    const int t = sk_tiles_ + slot_ + (j - sk_items_) * slots_;  // at most tiles + slots
+    w.tile = t < tiles_ ? t : -1;
     return w;
   }
 
