@@ -379,7 +379,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       if constexpr (kBeginsChunkEarly<Cfg>)
         if (item.stores())
           early_tile->begin_chunk(tile.n0 + wg_n * Cfg::kWgN + 2 * (tid % 4),
-                                tile.m0 + wg_m * 64 + 16 * (tid / 32) + (tid % 32) / 4);
+                                  tile.m0 + wg_m * 64 + 16 * (tid / 32) + (tid % 32) / 4);
     };
     const auto main_loop = [&] {
       int prev = 0;
