@@ -71,6 +71,16 @@ inline std::vector<detail::Sm90TileConfig> grouped_k_tile_configs() {
   return out;
 }
 
+/// A test case's extents, and how SCOPED_TRACE names them.
+struct Extents {
+  std::int64_t L, M, N, K;
+};
+
+inline std::string describe(const Extents& e) {
+  return "L M N K = " + std::to_string(e.L) + " " + std::to_string(e.M) + " " + std::to_string(e.N) + " " +
+         std::to_string(e.K);
+}
+
 /// Strides of a row-major (..., R, C) tensor whose rows start 16 bytes apart.
 inline Dims padded_rows(DType dtype, const Dims& shape) {
   const std::int64_t per16 = 16 / size_bytes(dtype);

@@ -12,15 +12,6 @@ constexpr const char* kEpilogue =
     "def epi(accum, alpha, C, bias, col):\n    F = accum * alpha + C * 2.0 + bias - col\n    D = relu(F)\n"
     "    return D, F\n";
 
-struct Extents {
-  std::int64_t L, M, N, K;
-};
-
-std::string describe(const Extents& e) {
-  return "L M N K = " + std::to_string(e.L) + " " + std::to_string(e.M) + " " + std::to_string(e.N) + " " +
-         std::to_string(e.K);
-}
-
 class Sm90Shapes : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};

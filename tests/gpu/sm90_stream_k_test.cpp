@@ -11,15 +11,6 @@
 namespace epigemm::testing {
 namespace {
 
-struct Shape {
-  std::int64_t L, M, N, K;
-};
-
-std::string describe(const Shape& s) {
-  return "L M N K = " + std::to_string(s.L) + " " + std::to_string(s.M) + " " + std::to_string(s.N) + " " +
-         std::to_string(s.K);
-}
-
 detail::Sm90TileConfig pingpong(int cluster_m) {
   for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
     if (c.pingpong && c.bm == 128 && c.bn == 128 && c.cluster_m == cluster_m &&
@@ -31,7 +22,7 @@ detail::Sm90TileConfig pingpong(int cluster_m) {
 }
 
 /// Whether the launch cuts tiles (the device's SMs, one CTA each).
-std::int64_t cut_tiles(const runtime::Driver& driver, const detail::Sm90TileConfig& c, const Shape& s) {
+std::int64_t cut_tiles(const runtime::Driver& driver, const detail::Sm90TileConfig& c, const Extents& s) {
   const std::int64_t rows = (s.M + c.bm - 1) / c.bm, cluster_rows = (rows + c.cluster_m - 1) / c.cluster_m;
   const std::int64_t tiles = cluster_rows * ((s.N + c.bn - 1) / c.bn) * s.L;
   const std::int64_t slots = driver.device_info(0).sm_count / c.cluster_m;
@@ -53,11 +44,11 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
   // 1x1: 270 tiles (2.05 waves on 132 SMs) with K = 2048 and 1999 (a
   // partial last k-block), a batch of 3 x 90 tiles; 2x1: 136 cluster tiles
   // on 66 clusters, one of them a batch of 2 x 68.
-  const std::vector<Shape> shapes[] = {{{1, 1920, 2304, 2048}, {1, 1900, 2290, 1999}, {3, 1280, 1152, 1500}},
+  const std::vector<Extents> shapes[] = {{{1, 1920, 2304, 2048}, {1, 1900, 2290, 1999}, {3, 1280, 1152, 1500}},
                                        {{1, 2048, 2176, 2048}, {1, 2000, 2100, 1999}, {2, 1024, 2176, 1500}}};
   for (const int cluster_m : {1, 2}) {
     const detail::Sm90TileConfig config = pingpong(cluster_m);
-    for (const Shape& s : shapes[cluster_m - 1]) {
+    for (const Extents& s : shapes[cluster_m - 1]) {
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
       ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
       GpuProblem p(*driver, rng);
@@ -84,7 +75,7 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
 TEST_F(Sm90StreamK, GraphsReplayWithTheCaptureStreamsWorkspaceOrWholeTiles) {
   EPIGEMM_REQUIRE_SM90(driver);
   EPIGEMM_REQUIRE_132_SMS(driver);
-  const Shape s{1, 1920, 2304, 2048};
+  const Extents s{1, 1920, 2304, 2048};
   const detail::Sm90TileConfig config = pingpong(1);
   ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
   for (const bool run_on_stream_first : {true, false}) {

@@ -12,15 +12,6 @@
 namespace epigemm::testing {
 namespace {
 
-struct Extents {
-  std::int64_t L, M, N, K;
-};
-
-std::string describe(const Extents& e) {
-  return "L M N K = " + std::to_string(e.L) + " " + std::to_string(e.M) + " " + std::to_string(e.N) + " " +
-         std::to_string(e.K);
-}
-
 struct Pairing {
   DType a, b;
 };
