@@ -1,7 +1,7 @@
 // Stream-K on the sm90 pingpong tiles against cpu_reference: tiles cut
 // along K by two CTAs (one leaves a partial sum, the next adds it), with
 // odd extents, a batch, 2x1 clusters, a staged C, an F output and
-// reductions; repeated launches on one stream reuse the workspace (its
+// reductions, and fp8 operands; repeated launches on one stream reuse the workspace (its
 // flags must come back to zero); a graph captured on a stream that has a
 // workspace replays with it, and one captured on a fresh stream runs whole
 // tiles.
@@ -11,11 +11,10 @@
 namespace epigemm::testing {
 namespace {
 
-detail::Sm90TileConfig pingpong(int cluster_m) {
+detail::Sm90TileConfig pingpong(int cluster_m,
+                                detail::Sm90OperandClass operands = detail::Sm90OperandClass::bits16) {
   for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.pingpong && c.bm == 128 && c.bn == 128 && c.cluster_m == cluster_m &&
-        c.operands == detail::Sm90OperandClass::bits16)
-      return c;
+    if (c.pingpong && c.bm == 128 && c.bn == 128 && c.cluster_m == cluster_m && c.operands == operands) return c;
   }
   ADD_FAILURE() << "no 128x128 pingpong " << cluster_m << "x1 configuration";
   return {};
@@ -70,6 +69,25 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
   }
+}
+
+TEST_F(Sm90StreamK, Fp8CutTilesMatchTheReference) {
+  // e4m3 with fast accumulation (the fp8 pingpong tiles): K = 4096 is 32
+  // k-blocks of 128; D scaled down so that the tensor cores' rounding of
+  // the running sum stays far inside bf16's tolerance.
+  EPIGEMM_REQUIRE_SM90(driver);
+  EPIGEMM_REQUIRE_132_SMS(driver);
+  const detail::Sm90TileConfig config = pingpong(1, detail::Sm90OperandClass::fp8);
+  const Extents s{1, 1920, 2304, 4096};
+  SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
+  ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
+  GpuProblem p(*driver, rng);
+  add_padded_ab(p, DType::e4m3, DType::e4m3, s.L, s.M, s.N, s.K, true, true);
+  p.set_source("def epi(accum, scale, bias):\n    D = accum * scale + bias\n    return D\n");
+  p.scalar("scale", 0.01);
+  p.add("bias", DType::f32, {s.N});
+  p.add("D", DType::bf16, {s.L, s.M, s.N}, padded_rows(DType::bf16, {s.L, s.M, s.N}), true);
+  run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
 }
 
 TEST_F(Sm90StreamK, GraphsReplayWithTheCaptureStreamsWorkspaceOrWholeTiles) {
