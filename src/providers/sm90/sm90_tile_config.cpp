@@ -130,8 +130,8 @@ constexpr double kPromotionCost = 1.05;
 /// 0.35 us per k-block of a 128x128 pingpong tile), and how much slower the
 /// CTAs compute while they walk their cut ranges than in whole-tile waves
 /// (measured at 4096^3 with 1.76 and 2.76 tiles per range: the loss grows
-/// with the range, one tile time per tile of range; the CTAs then read
-/// operands at K offsets unrelated to their neighbours').
+/// with the range, one tile time per tile of range; the CTAs fall out of
+/// step with the neighbours that read the same operand rows and columns).
 constexpr double kStreamKFixupKBlocks = 4.0;
 constexpr double kStreamKSlowdown = 1.65;
 /// How far fast-accumulating fp8 operators rank below the precise ones:

@@ -75,14 +75,15 @@ int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major
 
 /// Stream-K (GemmParams::sk_tiles): how many of the first of `tiles`
 /// (cluster) tiles of `k_blocks` k-blocks to cut along K into one equal
-/// range per slot when `slots` CTAs (clusters) run them; 0 for none. Cut
-/// are the last partial wave and one full wave before it (so that each
-/// range spans at least a tile and a tile is cut at most once), on pingpong
-/// tiles with one k-block per stage, when there are at least two waves and
-/// the cut ranges, which compute about 1.65 times slower than whole tiles
-/// and pay for the partial sums' trip through L2, still end before two
-/// waves of whole tiles would: when the last wave is at most about a sixth
-/// full (8192^3 and 4096x14336x4096 on 132 SMs, not 4096^3).
+/// range per slot when `slots` CTAs (clusters) run them; 0 for none. As
+/// many as the last partial wave plus one full wave, so that each range
+/// spans at least a tile and a tile is cut at most once. Only pingpong
+/// tiles with one k-block per stage (the kernel's Cfg::kStreamK), at least
+/// two waves, and only when the cut ranges, which compute about 1.65 times
+/// slower than whole tiles and pay for the partial sums' trip through L2,
+/// still end before the two waves of whole tiles they replace: a last wave
+/// at most about a sixth full (8192^3 and 4096x14336x4096 on 132 SMs, not
+/// 4096^3).
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept;
 
@@ -113,8 +114,8 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 
 /// The heuristic's modelled time of `problem` on `config` with `sm_count`
 /// SMs, in nanoseconds of an H200: the larger of the math (waves of tiles
-/// over the SMs, fractional with stream-K, times the time of one tile: its area over its relative
-/// efficiency) and the memory traffic (A, B and D's bytes at the DRAM
+/// over the SMs, fractional with stream-K, times the time of one tile: its
+/// area over its relative efficiency) and the memory traffic (A, B and D's bytes at the DRAM
 /// bandwidth, slowed when too few loads are in flight: the busy CTAs times
 /// the streamed operand's bytes in their rings over the load latency), times
 /// small factors that favour 2x1 clusters when many waves share B and charge
