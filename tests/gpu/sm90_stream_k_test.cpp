@@ -1,10 +1,10 @@
 // Stream-K on the sm90 pingpong tiles against cpu_reference: tiles cut
 // along K by two CTAs (one leaves a partial sum, the next adds it), with
-// odd extents, a batch, 2x1 clusters, a staged C, an F output and
-// reductions, and fp8 operands; repeated launches on one stream reuse the workspace (its
-// flags must come back to zero); a graph captured on a stream that has a
-// workspace replays with it, and one captured on a fresh stream runs whole
-// tiles.
+// odd extents, a batch, 2x1 clusters, a staged C, an F output, reductions
+// and fp8 operands; repeated launches on one stream reuse the workspace
+// (its flags must come back to zero); a graph captured on a stream that
+// has a workspace replays with it, and one captured on a fresh stream runs
+// whole tiles.
 #include "gpu/graph_replay.hpp"
 #include "gpu/sm90_problem.hpp"
 
@@ -20,7 +20,7 @@ detail::Sm90TileConfig pingpong(int cluster_m,
   return {};
 }
 
-/// Whether the launch cuts tiles (the device's SMs, one CTA each).
+/// The tiles a launch of `s` on `c` cuts (one CTA per SM of device 0).
 std::int64_t cut_tiles(const runtime::Driver& driver, const detail::Sm90TileConfig& c, const Extents& s) {
   const std::int64_t rows = (s.M + c.bm - 1) / c.bm, cluster_rows = (rows + c.cluster_m - 1) / c.cluster_m;
   const std::int64_t tiles = cluster_rows * ((s.N + c.bn - 1) / c.bn) * s.L;
