@@ -22,10 +22,9 @@ detail::Sm90TileConfig pingpong(int cluster_m,
 
 /// The tiles a launch of `s` on `c` cuts (one CTA per SM of device 0).
 std::int64_t cut_tiles(const runtime::Driver& driver, const detail::Sm90TileConfig& c, const Extents& s) {
-  const std::int64_t rows = (s.M + c.bm - 1) / c.bm, cluster_rows = (rows + c.cluster_m - 1) / c.cluster_m;
-  const std::int64_t tiles = cluster_rows * ((s.N + c.bn - 1) / c.bn) * s.L;
   const std::int64_t slots = driver.device_info(0).sm_count / c.cluster_m;
-  return detail::sm90_stream_k_tiles(c, tiles, (s.K + c.bk() - 1) / c.bk(), slots);
+  return detail::sm90_stream_k_tiles(c, detail::sm90_cluster_tiles(c, s.M, s.N, s.L), (s.K + c.bk() - 1) / c.bk(),
+                                     slots);
 }
 
 /// The shapes below are cut on an H100/H200's 132 SMs.

@@ -213,7 +213,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
     driver.launch(k.fill, config, fill_params);
   }
   const std::int64_t cm = config_.cluster_m;
-  const std::int64_t cluster_tiles = ceil_div(ceil_div(p.M, config_.bm), cm) * ceil_div(p.N, config_.bn) * p.L;
+  const std::int64_t cluster_tiles = sm90_cluster_tiles(config_, p.M, p.N, p.L);
   const std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
   const std::int64_t sk_tiles = sm90_stream_k_tiles(config_, cluster_tiles, ceil_div(p.K, config_.bk()), ctas / cm);
   if (sk_tiles > 0) {

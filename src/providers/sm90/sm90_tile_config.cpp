@@ -249,6 +249,10 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   return md;
 }
 
+std::int64_t sm90_cluster_tiles(const Sm90TileConfig& c, std::int64_t M, std::int64_t N, std::int64_t L) noexcept {
+  return ceil_div(ceil_div(M, c.bm), c.cluster_m) * ceil_div(N, c.bn) * std::max<std::int64_t>(L, 1);
+}
+
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept {
   if (!c.pingpong || c.k_group > 1 || slots < 1 || k_blocks < 1 || tiles < 2 * slots) return 0;
@@ -263,8 +267,7 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, st
 
 double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count) {
   const int sms = std::max(sm_count, c.cluster_m);
-  const std::int64_t cluster_rows = ceil_div(ceil_div(p.M, c.bm), c.cluster_m);
-  const std::int64_t cluster_tiles = cluster_rows * ceil_div(p.N, c.bn) * std::max<std::int64_t>(p.L, 1);
+  const std::int64_t cluster_tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   const std::int64_t slots = sms / c.cluster_m;
   const std::int64_t k_block_count = std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1);
   const double k_blocks = static_cast<double>(k_block_count);

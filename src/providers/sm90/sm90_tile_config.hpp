@@ -73,6 +73,11 @@ int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept;
 /// grouped-k tiles with a K-major B, N rounded up to 8 when that is fewer.
 int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major) noexcept;
 
+/// Cluster tiles (cluster_m vertically adjacent CTA tiles, the kernel's
+/// TileScheduler units) of an L x M x N output.
+std::int64_t sm90_cluster_tiles(const Sm90TileConfig& config, std::int64_t M, std::int64_t N,
+                                std::int64_t L) noexcept;
+
 /// Stream-K (GemmParams::sk_tiles): how many of the first of `tiles`
 /// (cluster) tiles of `k_blocks` k-blocks to cut along K into one equal
 /// range per slot when `slots` CTAs (clusters) run them; 0 for none. As
