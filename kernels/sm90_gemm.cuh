@@ -372,8 +372,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     };
     // A tile of one chunk (kBeginsChunkEarly): the hook's Tile, built before
     // the main loop, begins its chunk just before the wait for the last
-    // stage (the promoted loop: before its first), so the hook's loads
-    // overlap the last wgmmas.
+    // stage, so the hook's loads overlap the last wgmmas.
     EpiTile* early_tile = nullptr;
     const auto before_last_stage = [&] {
       if constexpr (kBeginsChunkEarly<Cfg>)
@@ -385,7 +384,6 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       int prev = 0;
       // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
       if constexpr (Cfg::kPromoteKBlocks > 0) {
-        before_last_stage();
         prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, item_stages, tid, issued);
       }
       const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : item_stages;

@@ -172,7 +172,7 @@ int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept { return std::min(128
 
 bool Sm90TileConfig::begins_chunk_early(int d_bytes) const noexcept {
   const int row_blocks = pingpong ? bm / 64 : 1;
-  return row_blocks == 1 && chunks_per_warpgroup(*this, d_bytes) == 1;
+  return row_blocks == 1 && chunks_per_warpgroup(*this, d_bytes) == 1 && promote_k_blocks == 0;
 }
 
 int Sm90TileConfig::epilogue_slots(int d_bytes) const noexcept {

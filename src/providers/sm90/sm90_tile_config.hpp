@@ -51,9 +51,10 @@ struct Sm90TileConfig {
   /// `d_bytes` per element: 128 bytes, or the warpgroup tile when narrower.
   int chunk_cols(int d_bytes) const noexcept;
   /// Whether each consumer's part of a tile is one 64-row block of one staged
-  /// chunk for a D of `d_bytes` (the kernel's kBeginsChunkEarly): the
-  /// kernel then begins the chunk before the tile's last stage, and the
-  /// hook loads its vector inputs there (EpgSm90Hook's kHoldVectors).
+  /// chunk for a D of `d_bytes`, on a tile without promotion (the kernel's
+  /// kBeginsChunkEarly): the kernel then begins the chunk before the tile's
+  /// last stage, and the hook loads its vector inputs there (EpgSm90Hook's
+  /// kHoldVectors).
   bool begins_chunk_early(int d_bytes) const noexcept;
   /// Output staging chunks each consumer holds at once for a D of
   /// `d_bytes` per element: the whole warpgroup tile when shared memory

@@ -462,6 +462,10 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   // Two 64-row blocks per pingpong consumer, two chunks per 128x256 consumer.
   EXPECT_FALSE((Sm90TileConfig{128, 128, 1, 5, Sm90OperandClass::bits16, true}.begins_chunk_early(2)));
   EXPECT_FALSE((Sm90TileConfig{128, 256, 1, 3, Sm90OperandClass::bits16}.begins_chunk_early(2)));
+  // Promotion (precise fp8) builds the Tile after the main loop: one chunk of
+  // a 1-byte D per 128x128 consumer, but not begun early.
+  EXPECT_TRUE((Sm90TileConfig{128, 128, 2, 5, Sm90OperandClass::fp8}.begins_chunk_early(1)));
+  EXPECT_FALSE((Sm90TileConfig{128, 128, 2, 5, Sm90OperandClass::fp8, false, 1}.begins_chunk_early(1)));
   // At least ~100 KB (64x64) and 64 KB (128x64) of B in flight per SM.
   EXPECT_GE(narrow->stages * narrow->bn * 128, 100 * 1024);
   EXPECT_GE(wide->stages * wide->bn * 128, 64 * 1024);
