@@ -44,7 +44,7 @@ struct GemmParams {
   void* f = nullptr;
   long long ldf = 0;
   long long f_batch = 0;
-  /// Stream-K: the first sk_tiles (cluster) tiles of the schedule are cut
+  /// Stream-K: the last sk_tiles (cluster) tiles of the schedule are cut
   /// along K into one equal range per CTA (0: every tile whole; see
   /// sm90_work_list.cuh). Then sk_flags holds two zeroed words per CTA and
   /// sk_partials kBM * kBN words per CTA, where the CTA that computes a cut

@@ -79,7 +79,7 @@ int sm90_b_box_rows(std::int64_t N, const Sm90TileConfig& config, bool b_k_major
 std::int64_t sm90_cluster_tiles(const Sm90TileConfig& config, std::int64_t M, std::int64_t N,
                                 std::int64_t L) noexcept;
 
-/// Stream-K (GemmParams::sk_tiles): how many of the first of `tiles`
+/// Stream-K (GemmParams::sk_tiles): how many of the last of `tiles`
 /// (cluster) tiles of `k_blocks` k-blocks to cut along K into one equal
 /// range per slot when `slots` CTAs (clusters) run them; 0 for none. As
 /// many as the last partial wave plus one full wave, so that each range
