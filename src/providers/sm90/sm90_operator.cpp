@@ -88,6 +88,7 @@ std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const
   key = hash_combine(key, static_cast<std::uint64_t>(config_.cluster_m * 16 + config_.stages));
   key = hash_combine(key, config_.pingpong ? 1 : 0);
   key = hash_combine(key, static_cast<std::uint64_t>(config_.promote_k_blocks));
+  key = hash_combine(key, static_cast<std::uint64_t>(config_.k_group));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.a_k_major) * 2 + static_cast<std::uint64_t>(plan.b_k_major));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.d_slot));
   key = hash_combine(key, plan.unit_inputs);
