@@ -26,10 +26,6 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 std::string cuda_name(int device) { return "cuda:" + std::to_string(device); }
 
-/// Stream-K's flags (two words per CTA, padded to 256 bytes) come first in
-/// its workspace, the partial sums (a tile of f32 or int32 per CTA) after.
-std::size_t stream_k_flag_bytes(int ctas) { return (static_cast<std::size_t>(ctas) * 8 + 255) / 256 * 256; }
-
 int sm_count_of(int device) {
   const runtime::Driver* driver = runtime::Driver::get();
   if (driver == nullptr || device < 0 || device >= driver->device_count()) return kSm90DefaultSmCount;
@@ -162,25 +158,30 @@ void Sm90Operator::compile(const Problem& p) {
   kernels_for(p, plan);
 }
 
-const runtime::DeviceBuffer* Sm90Operator::stream_k_workspace(const runtime::Driver& driver, int device,
-                                                                CUstream stream) {
+const Sm90Operator::StreamKSpace* Sm90Operator::stream_k_workspace(const runtime::Driver& driver, int device,
+                                                                    CUstream stream) {
   std::lock_guard<std::mutex> lock(workspace_mutex_);
   const auto key = std::make_pair(device, stream);
   if (auto it = workspaces_.find(key); it != workspaces_.end()) return &it->second;
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
   if (capture != CU_STREAM_CAPTURE_STATUS_NONE) return nullptr;
-  const int ctas = sm_count_of(device);  // the most a persistent grid launches
-  const std::size_t flags = stream_k_flag_bytes(ctas);
-  runtime::DeviceBuffer buffer;
+  // The flags (two words per CTA, padded to 256 bytes) first, then the
+  // partial sums (a tile of f32 or int32 per CTA), for the most CTAs a
+  // persistent grid launches.
+  const int ctas = sm_count_of(device);
+  const std::size_t flags = (static_cast<std::size_t>(ctas) * 8 + 255) / 256 * 256;
+  StreamKSpace space;
   try {
-    buffer = runtime::DeviceBuffer(driver, device,
-                                   flags + static_cast<std::size_t>(ctas) * config_.bm * config_.bn * sizeof(float));
+    space.buffer = runtime::DeviceBuffer(
+        driver, device, flags + static_cast<std::size_t>(ctas) * config_.bm * config_.bn * sizeof(float));
   } catch (const Error&) {
     return nullptr;  // out of memory, or another thread captures a graph: whole tiles this time
   }
-  driver.check(driver.memset_d32_async(buffer.address(), 0, flags / 4, stream), "zeroing stream-K's flags");
-  return &workspaces_.emplace(key, std::move(buffer)).first->second;
+  driver.check(driver.memset_d32_async(space.buffer.address(), 0, flags / 4, stream), "zeroing stream-K's flags");
+  space.flags = space.buffer.data();
+  space.partials = static_cast<std::byte*>(space.buffer.data()) + flags;
+  return &workspaces_.emplace(key, std::move(space)).first->second;
 }
 
 void Sm90Operator::run(const Problem& p, void* stream) {
@@ -218,10 +219,10 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   const std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
   const std::int64_t sk_tiles = sm90_stream_k_tiles(config_, cluster_tiles, ceil_div(p.K, config_.bk()), ctas / cm);
   if (sk_tiles > 0) {
-    if (const runtime::DeviceBuffer* space = stream_k_workspace(driver, device, config.stream)) {
+    if (const StreamKSpace* space = stream_k_workspace(driver, device, config.stream)) {
       gemm.sk_tiles = static_cast<int>(sk_tiles);
-      gemm.sk_flags = space->data();
-      gemm.sk_partials = static_cast<std::byte*>(space->data()) + stream_k_flag_bytes(sm_count_of(device));
+      gemm.sk_flags = space->flags;
+      gemm.sk_partials = space->partials;
     }
   }
   config.grid = {static_cast<unsigned>(ctas), 1, 1};

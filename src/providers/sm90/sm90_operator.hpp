@@ -63,11 +63,17 @@ class Sm90Operator final : public OperatorImpl {
   std::uint64_t key_of(const Problem& problem, const Sm90Plan& plan) const noexcept;
   Kernels kernels_for(const Problem& problem, const Sm90Plan& plan);
   Kernels load(const Problem& problem, const Sm90Plan& plan, std::uint64_t key);
-  /// Stream-K's flags (zeroed on `stream` when created) and partial sums for
-  /// launches on `stream` of `device`; null when the stream captures a graph
-  /// and has none yet, or the allocation fails (the launch then keeps its
-  /// tiles whole).
-  const runtime::DeviceBuffer* stream_k_workspace(const runtime::Driver& driver, int device, CUstream stream);
+  /// Stream-K's workspace on one stream: its flags (zeroed when created) and
+  /// partial sums, in one buffer.
+  struct StreamKSpace {
+    runtime::DeviceBuffer buffer;
+    void* flags = nullptr;
+    void* partials = nullptr;
+  };
+  /// The workspace for launches on `stream` of `device`; null when the stream
+  /// captures a graph and has none yet, or the allocation fails (the launch
+  /// then keeps its tiles whole).
+  const StreamKSpace* stream_k_workspace(const runtime::Driver& driver, int device, CUstream stream);
 
   Sm90TileConfig config_;
   mutable DeviceChecks device_checks_{"sm90", 90};
@@ -75,7 +81,7 @@ class Sm90Operator final : public OperatorImpl {
   std::unordered_map<std::uint64_t, Kernels> kernels_;
   Sm90TensorMaps maps_;
   std::mutex workspace_mutex_;
-  std::map<std::pair<int, CUstream>, runtime::DeviceBuffer> workspaces_;
+  std::map<std::pair<int, CUstream>, StreamKSpace> workspaces_;
 };
 
 }  // namespace epigemm::detail
