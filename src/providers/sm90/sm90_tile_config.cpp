@@ -11,16 +11,17 @@ namespace {
 using C = Sm90OperandClass;
 
 // Stages: 3 for 128x256, 5 for 128x128 (pingpong too: each of its
-// consumers stages both 64-row blocks), 6 for 64x128 (what fits in 227 KB
-// next to the output staging, and what the kernel was tuned with); the
-// skinny tiles 128x64 and 64x64 take as many as fit with an f32 D (8 and
-// 13): streaming a weight matrix needs ~100 KB of loads in flight per SM. New configurations go last, so the indices of the
+// consumers stages both 64-row blocks); the skinny and one-wave tiles 64x128,
+// 128x64 and 64x64 take as many as fit with an f32 D (8, 8 and 13):
+// streaming a weight matrix needs ~100 KB of loads in flight per SM, and a
+// one-wave problem's short main loop waits for the ring's first fill (fp8
+// and int8 64x128 keep the 6 stages they were tuned with). New configurations go last, so the indices of the
 // others stay put. tf32 stages hold the bytes of 16-bit ones and int8 stages
 // those of fp8 ones (one 128-byte row of K per tile row), with the same
 // accumulator count, so each takes the same tiles and stages.
 constexpr Sm90TileConfig kConfigs[] = {
     {128, 256, 2, 3, C::bits16}, {128, 256, 1, 3, C::bits16}, {128, 128, 1, 5, C::bits16},
-    {128, 128, 2, 5, C::bits16}, {64, 128, 1, 6, C::bits16},  {128, 256, 2, 3, C::fp8},
+    {128, 128, 2, 5, C::bits16}, {64, 128, 1, 8, C::bits16},  {128, 256, 2, 3, C::fp8},
     {128, 256, 1, 3, C::fp8},    {128, 128, 1, 5, C::fp8},    {128, 128, 2, 5, C::fp8},
     {64, 128, 1, 6, C::fp8},     {128, 64, 1, 8, C::bits16},  {64, 64, 1, 13, C::bits16},
     {128, 64, 1, 8, C::fp8},     {64, 64, 1, 13, C::fp8},
@@ -60,9 +61,11 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// narrower tiles reload more operand bytes per multiply (measured on the
 /// H200: 128x128 about 0.95 of 128x256 at 4096^3, 64x128 well below).
 /// 128x64 moves the same bytes per multiply as 64x128 (its consumers share B
-/// instead of A) with a deeper ring, and ran every benchmark epilogue at
-/// 1024^3 faster (bf16, 2026-11-29: GEMM alone 1.026x cuBLAS against 1.045x,
-/// relu+F 1.13x against 1.19x); 64x64 is an estimate: its m64n32 wgmmas read
+/// instead of A); with 6 stages 64x128 trailed its 8 at 1024^3, with 8 it
+/// leads (bf16, 2026-11-29, ratio to cuBLAS: GEMM alone 0.996 against 1.030,
+/// rowb+colb 1.018 against 1.052, relu+F 1.092 against 1.108) and, at M =
+/// 128, N = K = 8192, the grouped 64x128 tile (0.849 of copy against 0.836,
+/// GEMM alone); 64x64 is an estimate: its m64n32 wgmmas read
 /// more shared memory per multiply. The 16-bit 128x128 pingpong
 /// tile keeps pace with 128x256 once each consumer has several tiles (see
 /// kCooperativeEpilogueExposure); the other classes' pingpong tiles were
@@ -71,8 +74,8 @@ double tile_efficiency(const Sm90TileConfig& c) {
   if (c.pingpong) return c.operands == C::bits16 ? 1.0 : 0.90;
   if (c.bm == 128 && c.bn == 256) return 1.0;
   if (c.bm == 128 && c.bn == 128) return 0.94;
+  if (c.bm == 64 && c.bn == 128) return c.stages >= 8 ? 0.83 : 0.80;
   if (c.bm == 128 && c.bn == 64) return 0.82;
-  if (c.bm == 64 && c.bn == 128) return 0.80;
   return 0.60;
 }
 
