@@ -90,6 +90,20 @@ struct TileOf<Epi, typename VoidOf<typename Epi::Tile>::type> {
 template <class Cfg>
 inline constexpr bool kBeginsChunkEarly = Cfg::kChunksPerWg == 1 && Cfg::kWgRows == 1 && Cfg::kPromoteKBlocks == 0;
 
+/// Whether a consumer's staged output (StagesOutput) goes to the ring on the
+/// CTA's last tile, so that it need not wait for D's stores to read the
+/// staging slots: the consumer's half of each stage's A (when the consumers
+/// split M) or B (split N) is read by it alone, and after that tile's main
+/// loop no load writes the ring again (one CTA, a cooperative schedule, one
+/// k-block per stage; not with promotion). Chunk c goes to stage c's half.
+template <class Cfg>
+inline constexpr int kRingHalfBytes = (Cfg::kWgAlongM == 2 ? Cfg::kTileABytes : Cfg::kTileBBytes) / 2;
+template <class Cfg>
+inline constexpr bool kAuxInRing = !Cfg::kPingpong && Cfg::kClusterM == 1 && Cfg::kKGroup == 1 &&
+                                   Cfg::kPromoteKBlocks == 0 && Cfg::kWgRows == 1 &&
+                                   (Cfg::kWgAlongM == 2 || Cfg::kMajorB == Major::K || Cfg::kWgN % 64 == 0) &&
+                                   Cfg::kChunkBytes <= kRingHalfBytes<Cfg> && Cfg::kChunksPerWg <= Cfg::kStages;
+
 /// A hook that loads its vector values when a chunk begins (EpgSm90Hook's
 /// kHoldVectors) is generated for the tiles that begin it early; the host's
 /// rule (Sm90TileConfig::begins_chunk_early) must agree with the kernel's.
@@ -535,7 +549,10 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 /// (StagesInput<Epi>), the slots already hold it once phase `staged_parity`
 /// of `staged_bar` completes (load_staged_input). With a staged output
 /// (StagesOutput<Epi>), its chunks wait in registers until D's stores have
-/// read the slots, then take their place and leave through `tma_f`.
+/// read the slots, then take their place and leave through `tma_f`; or,
+/// when `aux_ring` is not 0 (the consumer's last tile, kAuxInRing), they go
+/// at once to chunk c's place aux_ring + c * Cfg::kStageBytes in the ring
+/// and leave with D's.
 ///
 /// The chunks work on the front of `acc`, and the rest moves down after each
 /// one: unrolled, that costs nothing; as a loop (LoopsChunks), the user's
@@ -545,7 +562,7 @@ template <class Cfg, class Epi, class Tile, class Totals>
 __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
                                                      typename Cfg::Acc (&acc)[Cfg::kAccRegs],
                                                      const CUtensorMap* tma_d, const CUtensorMap* tma_f,
-                                                     u32 staging, const GemmParams& p, int m_base, int n_base,
+                                                     u32 staging, u32 aux_ring, const GemmParams& p, int m_base, int n_base,
                                                      int l, int tid, int barrier_id, u32 staged_bar,
                                                      u32 staged_parity, Totals& totals) {
   constexpr int kChunkRegs = Cfg::kChunkCols / 2;  // accumulators of one chunk per thread
@@ -567,15 +584,16 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
   const ChunkPlaces<Cfg> places(warp, lane);
   u32 aux[kAux ? Cfg::kChunksPerWg : 1][kChunkWords<Cfg>];
 
-  // Issues the TMA stores (or the ragged edge's thread stores) of the slots
-  // holding chunks first .. first + count - 1 of a tensor mapped by `map`.
+  // Issues the TMA stores (or the ragged edge's thread stores) of chunks
+  // first .. first + count - 1 of a tensor mapped by `map`, chunk first + s
+  // staged at slot0 + s * stride.
   const auto store_slots = [&](const CUtensorMap* map, void* base, long long ld, long long batch, int first,
-                               int count) {
+                               int count, u32 slot0, u32 stride) {
 #pragma unroll
     for (int s = 0; s < count; ++s) {
       const int col0 = n_base + (first + s) * Cfg::kChunkCols;
       if (col0 >= N || m_base >= M) continue;  // wholly outside D
-      const u32 slot = staging + s * Cfg::kChunkBytes;
+      const u32 slot = slot0 + s * stride;
       if (ragged_n && col0 + Cfg::kChunkCols > N)
         copy_ragged_chunk<Cfg>(slot, base, ld, batch, p, m_base, col0, l, tid);
       else if (tid == 0)
@@ -608,13 +626,16 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
       stage_chunk<true, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
                                                    places, chunk_aux);
     tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
+    if constexpr (kAux)
+      if (aux_ring != 0) write_chunk<Cfg>(chunk_aux, aux_ring + chunk * Cfg::kStageBytes, places);
 
     if (slot == Cfg::kEpiSlots - 1) {
       // Make the generic-proxy writes visible to the TMA engine, then issue
       // this round's chunks.
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);
-      store_slots(tma_d, p.d, p.ldd, p.d_batch, chunk + 1 - Cfg::kEpiSlots, Cfg::kEpiSlots);
+      store_slots(tma_d, p.d, p.ldd, p.d_batch, chunk + 1 - Cfg::kEpiSlots, Cfg::kEpiSlots,
+                  staging, Cfg::kChunkBytes);
     }
   };
   // The next chunk's accumulators to the front.
@@ -639,15 +660,20 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
     }
   }
   if constexpr (kAux) {
-    // D's stores have read the slots: the staged output takes them.
-    if (tid == 0) tma_store_wait_read<0>();
-    named_barrier_sync(barrier_id, 128);
+    if (aux_ring != 0) {
+      // Staged in the ring with D's chunks, and made visible with them.
+      store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg, aux_ring, Cfg::kStageBytes);
+    } else {
+      // D's stores have read the slots: the staged output takes them.
+      if (tid == 0) tma_store_wait_read<0>();
+      named_barrier_sync(barrier_id, 128);
 #pragma unroll
-    for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk)
-      write_chunk<Cfg>(aux[chunk], staging + chunk * Cfg::kChunkBytes, places);
-    fence_proxy_async_smem();
-    named_barrier_sync(barrier_id, 128);
-    store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg);
+      for (int chunk = 0; chunk < Cfg::kChunksPerWg; ++chunk)
+        write_chunk<Cfg>(aux[chunk], staging + chunk * Cfg::kChunkBytes, places);
+      fence_proxy_async_smem();
+      named_barrier_sync(barrier_id, 128);
+      store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg, staging, Cfg::kChunkBytes);
+    }
   }
   tile.end_tile(row0, M, lane);
   totals.add(tile);

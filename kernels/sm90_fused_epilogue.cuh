@@ -163,6 +163,32 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   // precise fp8 with amax 5% slower at 8192^3.
   static constexpr bool kPrefetchInputs = true;
 
+  // The reduce outputs' identity, when the GEMM writes it itself
+  // (GemmParams::identity_flag): one warp, lane `lane` taking elements lane,
+  // lane + 32, ... of each output over its batches (the host asks for this
+  // only when they are few).
+  static constexpr bool kFillsIdentity = Epi::kNumReduce > 0;
+  __device__ __forceinline__ void fill_identity(int lane, int L, int M, int N) const {
+    FillIdentity fill{params, lane, L, M, N};
+    Epi::for_each_reduce(fill);
+  }
+  struct FillIdentity {
+    const Params& p;
+    int lane, L, M, N;
+    template <int J>
+    __device__ __forceinline__ void visit() {
+      constexpr int kKind = Epi::kOutStoreKind[J];
+      const EpgOperand& o = p.out[J];
+      const int extent = kKind == kEpgStoreRowReduce ? M : (kKind == kEpgStoreColumnReduce ? N : 1);
+      const long long stride = kKind == kEpgStoreRowReduce ? o.stride_m : o.stride_n;
+      for (int i = lane; i < L * extent; i += 32) {
+        const int l = i / extent, x = i - l * extent;
+        epg_store_reduce_identity_f32<Epi::kOutReduceOp[J]>(
+            o.ptr, l * o.stride_l + (kKind == kEpgStoreScalarReduce ? 0 : x * stride));
+      }
+    }
+  };
+
   // The reduce outputs hold their identity only once the fill kernel
   // launched just before the GEMM is done (see AwaitsPriorGrid): row and
   // column reductions add to them from the first tile on (Totals::commit's

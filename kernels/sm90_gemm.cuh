@@ -32,6 +32,10 @@ struct SmemLayout {
   __device__ __forceinline__ u32 staged_bar(int consumer) const {
     return base + Cfg::kBarOffset + 8 * (2 * Cfg::kStages + consumer);
   }
+  /// Completes once the reduce outputs hold their identity (IdentityWait).
+  __device__ __forceinline__ u32 identity_bar() const {
+    return base + Cfg::kBarOffset + 8 * (2 * Cfg::kStages + Cfg::kConsumers);
+  }
 };
 
 /// A position in the mbarrier ring: its stage and the parity of the pass.
@@ -142,6 +146,26 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         ring.next();
       }
     }
+  }
+}
+
+/// The reduce outputs' identity written by the GEMM itself (the host set
+/// p.identity_flag): in the grid's first CTA one warp of the producer
+/// warpgroup writes it and raises the counter; in every CTA that warp's
+/// first lane waits for the counter to reach p.identity_target and completes
+/// the CTA's identity barrier, long before a consumer first reduces. Only
+/// the first CTA writes, so no CTA waits for one that may not have started.
+template <class Epi>
+__device__ __forceinline__ void provide_identity(const Epi& epi, const GemmParams& p, u32 identity_bar, int lane) {
+  if (blockIdx.x == 0) {
+    epi.fill_identity(lane, p.L, p.M, p.N);
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) counter_increment_release_gpu(p.identity_flag);
+  }
+  if (lane == 0) {
+    counter_acquire_gpu(p.identity_flag, p.identity_target);
+    mbar_arrive(identity_bar);
   }
 }
 
@@ -334,7 +358,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   const u32 b_kblock_bytes = Cfg::kKGroup > 1 && Cfg::kMajorB == Major::K ? static_cast<u32>(p.b_box_rows * 128)
                                                                           : static_cast<u32>(Cfg::kBKBlockStride);
   u32 staged_parity = 0;
-  bool awaited_prior_grid = false;
+  const IdentityWait identity_ready{smem.identity_bar(), p.identity_flag != nullptr};
+  bool awaited_identity = false;
 
   // The CTA's work items (whole tiles, or with stream-K pieces of tiles cut
   // along K); a pingpong consumer takes every other one and skips the
@@ -437,23 +462,28 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 
     // Before the epilogue.
     const auto prepare_epilogue = [&] {
-      // The fill kernel launched before this grid may still be writing the
-      // reduce outputs' identity (programmatic dependent launch: the main loop
-      // above overlaps it); its writes are visible to this thread after the wait.
-      if (AwaitsPriorGrid<Epi>::value && !awaited_prior_grid) {
-        grid_dependency_wait();
-        awaited_prior_grid = true;
+      // The reduce outputs' identity may still be on its way (the main loop
+      // above overlaps its writes); they are visible to this thread after the wait.
+      if (AwaitsPriorGrid<Epi>::value && !awaited_identity) {
+        identity_ready();
+        awaited_identity = true;
       }
       // A new batch of a batched whole output: the partials so far leave first
       // (cooperative: both consumers see the same tiles and flush together).
       if constexpr (TotalsOf<Epi>::value) {
         if (totals.flushes_before(tile.l))
           flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong,
-                       Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier, true);
+                       Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier, true, identity_ready);
       }
     };
     const auto store = [&](EpiTile& epi_tile, int r) {
-      store_warpgroup_tile<Cfg>(epi, epi_tile, acc[r], tma_d, tma_f, smem.staging(consumer, r), p,
+      // The staged output on the CTA's last tile: in this consumer's half of the ring's stages.
+      u32 aux_ring = 0;
+      if constexpr (StagesOutput<Epi>::value && kAuxInRing<Cfg>) {
+        if (work.item(i + kTileStride).tile < 0)
+          aux_ring = (Cfg::kWgAlongM == 2 ? smem.tile_a(0) : smem.tile_b(0)) + consumer * kRingHalfBytes<Cfg>;
+      }
+      store_warpgroup_tile<Cfg>(epi, epi_tile, acc[r], tma_d, tma_f, smem.staging(consumer, r), aux_ring, p,
                                 tile.m0 + (wg_m + r) * 64, tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer,
                                 smem.staged_bar(consumer), staged_parity, totals);
     };
@@ -477,7 +507,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     staged_parity ^= 1;
   }
   // One atomic per whole output (and batch) for the CTA.
-  if constexpr (TotalsOf<Epi>::value) flush_totals(totals, epi, consumer, tid, true, Cfg::kTotalsBarrier, false);
+  if constexpr (TotalsOf<Epi>::value)
+    flush_totals(totals, epi, consumer, tid, true, Cfg::kTotalsBarrier, false, identity_ready);
   if (tid == 0) tma_store_wait<0>();  // staging must outlive the last stores
 }
 
@@ -514,6 +545,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
 #pragma unroll
     for (int c = 0; c < Cfg::kConsumers; ++c) mbar_init(smem.staged_bar(c), 1);
+    mbar_init(smem.identity_bar(), 1);
     fence_mbar_init();
   }
   if constexpr (Cfg::kClusterM > 1)
@@ -523,10 +555,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   if (warpgroup == 0) {
     setmaxnreg_dec<Cfg::kProducerRegs>();
-    if (threadIdx.x < 32 && elect_one()) {
-      prefetch_tensormap(&tma_a);
-      prefetch_tensormap(&tma_b);
-      produce<Cfg>(smem, &tma_a, &tma_b, params);
+    if (threadIdx.x < 32) {
+      if (elect_one()) {
+        prefetch_tensormap(&tma_a);
+        prefetch_tensormap(&tma_b);
+        produce<Cfg>(smem, &tma_a, &tma_b, params);
+      }
+    } else if (threadIdx.x < 64) {
+      if constexpr (FillsIdentity<Epi>::value)
+        if (params.identity_flag != nullptr) provide_identity(epi, params, smem.identity_bar(), threadIdx.x % 32);
     }
   } else {
     setmaxnreg_inc<Cfg::kConsumerRegs>();

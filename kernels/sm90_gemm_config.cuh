@@ -53,6 +53,14 @@ struct GemmParams {
   int sk_tiles = 0;
   unsigned* sk_flags = nullptr;
   unsigned* sk_partials = nullptr;
+  /// The hook's reduce outputs: null when a fill kernel launched just before
+  /// the GEMM writes their identity (see AwaitsPriorGrid); else a counter
+  /// that the grid's first CTA raises by one once it has written them
+  /// itself (few elements), which every CTA waits to reach identity_target
+  /// (wrapping: the host counts the launches on the counter) before its
+  /// first reduction.
+  unsigned* identity_flag = nullptr;
+  unsigned identity_target = 0;
 };
 
 /// Largest dynamic shared memory one block may use on sm_90 (227 KB).
@@ -177,9 +185,10 @@ struct GemmConfig {
   static constexpr int kRowBlockSlotBytes = kEpiSlots * kChunkBytes;
   static constexpr int kEpiBytes = kConsumers * kWgRows * kRowBlockSlotBytes;
   static constexpr int kBarOffset = kEpiOffset + kEpiBytes;
-  /// mbarriers: kStages "full" and kStages "empty" for the ring, then one per
-  /// consumer for its staged epilogue input (see StagesInput).
-  static constexpr int kBarBytes = (2 * kStages + kConsumers) * 8;
+  /// mbarriers: kStages "full" and kStages "empty" for the ring, one per
+  /// consumer for its staged epilogue input (see StagesInput), and one that
+  /// completes once the reduce outputs hold their identity.
+  static constexpr int kBarBytes = (2 * kStages + kConsumers + 1) * 8;
   /// Dynamic shared memory to request (includes 1 KB of alignment slack).
   static constexpr int kSmemBytes = 1024 + kBarOffset + kBarBytes;
   /// Offset of byte `byte` of row `row` in a staged output chunk, swizzled as

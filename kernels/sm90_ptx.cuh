@@ -94,6 +94,24 @@ __device__ __forceinline__ void flag_acquire_gpu(const unsigned* flag, unsigned 
   }
 }
 
+/// Adds one to a counter after every memory write that precedes this call
+/// in causality order (as flag_release_gpu).
+__device__ __forceinline__ void counter_increment_release_gpu(unsigned* counter) {
+  asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], 1;\n" ::"l"(counter) : "memory");
+}
+
+/// Spins until `counter` has reached `target` (compared modulo 2^32, so the
+/// counter may wrap); what was written before the increments that got it
+/// there is then visible to the caller.
+__device__ __forceinline__ void counter_acquire_gpu(const unsigned* counter, unsigned target) {
+  unsigned seen;
+  for (;;) {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(counter) : "memory");
+    if (static_cast<int>(seen - target) >= 0) return;
+    __nanosleep(64);
+  }
+}
+
 /// A plain (relaxed, gpu-scope) store to a flag.
 __device__ __forceinline__ void flag_store(unsigned* flag, unsigned value) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");

@@ -50,11 +50,10 @@ struct TotalsOrNone<void> {
 template <class Epi>
 struct TotalsOf<Epi, typename VoidOf<typename Epi::Totals>::type> : TotalsOrNone<typename Epi::Totals> {};
 
-/// Whether the hook's outputs are initialised by the kernel launched just
-/// before the GEMM (`static constexpr bool kAwaitsPriorGrid = true`; the
-/// identity fill of its reductions), which with programmatic dependent launch
-/// may still be running while the GEMM's main loop starts: each consumer
-/// thread then executes griddepcontrol.wait before its first epilogue.
+/// Whether the hook's row and column reductions add to their outputs from
+/// the first tile on (`static constexpr bool kAwaitsPriorGrid = true`): each
+/// consumer thread then waits for the outputs' identity (IdentityWait)
+/// before its first epilogue. Whole-output totals wait before they commit.
 template <class Epi, class = void>
 struct AwaitsPriorGrid {
   static constexpr bool value = false;
@@ -62,6 +61,34 @@ struct AwaitsPriorGrid {
 template <class Epi>
 struct AwaitsPriorGrid<Epi, typename VoidOf<decltype(Epi::kAwaitsPriorGrid)>::type> {
   static constexpr bool value = Epi::kAwaitsPriorGrid;
+};
+
+/// Whether the hook can write its reduce outputs' identity itself
+/// (`static constexpr bool kFillsIdentity = true` and
+///   __device__ void fill_identity(int lane, int L, int M, int N) const;
+/// called by the 32 lanes of one warp of the grid's first CTA when
+/// GemmParams::identity_flag is set).
+template <class Epi, class = void>
+struct FillsIdentity {
+  static constexpr bool value = false;
+};
+template <class Epi>
+struct FillsIdentity<Epi, typename VoidOf<decltype(Epi::kFillsIdentity)>::type> {
+  static constexpr bool value = Epi::kFillsIdentity;
+};
+
+/// Waits until the reduce outputs hold their identity: written by the grid's
+/// first CTA (`in_grid`: GemmParams::identity_flag; `bar` completes its phase
+/// 0 in every CTA once the counter shows it), or by the fill kernel launched
+/// before this grid, which with programmatic dependent launch may still be
+/// running while the GEMM's main loop starts (griddepcontrol.wait).
+struct IdentityWait {
+  u32 bar;
+  bool in_grid;
+  __device__ __forceinline__ void operator()() const {
+    if (in_grid) mbar_wait(bar, 0);
+    else grid_dependency_wait();
+  }
 };
 
 /// Shared memory for the partials of every warp of both consumers, then the
@@ -82,9 +109,10 @@ __device__ __forceinline__ unsigned char* totals_scratch() {
 /// nothing. `barrier_id` is a named barrier over the threads taking part (128
 /// or 256); with `reuse`, the scratch may be written again right after the
 /// return (a second barrier waits for the committing thread to read it).
+/// The committing thread waits for the outputs' identity first.
 template <class Totals, class Epi>
 __device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int consumer, int tid, bool both,
-                                             int barrier_id, bool reuse) {
+                                             int barrier_id, bool reuse, const IdentityWait& identity_ready) {
   unsigned char* scratch = totals_scratch<Totals>();
   int* batches = reinterpret_cast<int*>(scratch + 2 * 4 * Totals::kBytes);
   const int warp = tid / 32, lane = tid % 32;
@@ -102,8 +130,7 @@ __device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int
       const int other = batches[1];
       if (other >= 0) {
         if (totals.flushes_before(other)) {
-          // The identity fill (launched before this grid) must have landed.
-          grid_dependency_wait();
+          identity_ready();
           totals.commit(epi);
         }
         if (totals.batch() < 0) totals.reset(other);
@@ -111,7 +138,7 @@ __device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int
 #pragma unroll
       for (int w = 0; w < 4; ++w) totals.merge(scratch + (4 + w) * Totals::kBytes);
     }
-    grid_dependency_wait();
+    identity_ready();
     totals.commit(epi);
   }
   totals.reset(-1);

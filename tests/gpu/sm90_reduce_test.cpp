@@ -1,8 +1,9 @@
 // Reductions of the sm90 provider against cpu_reference, outputs poisoned:
 // whole-output sums, maxima, minima and amax over many tiles per CTA (one
 // atomic per CTA and batch) on every tile configuration, the identity fill
-// overlapped by the GEMM (programmatic dependent launch), and two GEMMs back
-// to back on one stream, the second reading the first's D.
+// overlapped by the GEMM (programmatic dependent launch) or, for few output
+// elements, written by the GEMM itself, and two GEMMs back to back on one
+// stream, the second reading the first's D.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -79,6 +80,60 @@ TEST_F(Sm90Reduce, IdentityFillLandsBeforeTheOverlappingGemmAdds) {
     SCOPED_TRACE("tile " + config.shape_name());
     run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
   }
+}
+
+TEST_F(Sm90Reduce, IdentityWrittenByTheGemmLandsBeforeItsFirstAdds) {
+  // Few reduce-output elements (1536 column sums, 64 row maxima and an amax:
+  // under the host's bound) have the GEMM's first CTA write their identity,
+  // with no fill kernel. K = 16: every CTA reduces right after its first
+  // k-block. Outputs start as NaN (poison 0xFF) or 0x5A5A5A5A.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const std::int64_t M = 64, N = 1536, K = 16;
+  GpuProblem p(*driver, rng);
+  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
+  p.set_source(
+      "def epi(accum):\n    D = accum\n    cs = sum(accum * accum + 1.0)\n    rm = max(accum)\n"
+      "    am = amax(accum)\n    return D, cs, rm, am\n");
+  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
+  p.add("cs", DType::f32, {N}, {}, true);
+  p.add("rm", DType::f32, {M, 1}, {}, true);
+  p.add("am", DType::f32, {1}, {}, true);
+  for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+    SCOPED_TRACE("tile " + config.shape_name());
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
+
+  // Three launches each of two problems, one on each of two streams, with
+  // no synchronisation between them: each launch must start from the
+  // identity its own first CTA wrote (one that added to the previous
+  // launch's sums, or took another stream's counter, would show or hang).
+  GpuProblem q(*driver, rng);
+  const std::int64_t L = 2, M2 = 300, N2 = 200, K2 = 72;
+  add_padded_ab(q, DType::bf16, DType::bf16, L, M2, N2, K2);
+  q.set_source("def epi(accum):\n    D = accum\n    rs = sum(accum)\n    s = sum(accum * accum)\n    return D, rs, s\n");
+  q.add("D", DType::f32, {L, M2, N2}, {}, true);
+  q.add("rs", DType::f32, {L, M2, 1}, {}, true);
+  q.add("s", DType::f32, {L, 1, 1}, {}, true);
+  const GemmArguments args_p = p.args(true, DType::f32, DType::f32);
+  const GemmArguments args_q = q.args(true, DType::f32, DType::f32);
+  Operator op_p = get_operators(args_p, sm90_query()).at(0);
+  Operator op_q = get_operators(args_q, sm90_query()).at(0);
+  CUstream streams[2] = {nullptr, nullptr};
+  for (CUstream& s : streams) driver->check(driver->stream_create(&s, CU_STREAM_NON_BLOCKING), "creating a stream");
+  for (unsigned char poison : {0xFF, 0x5A}) {
+    p.poison_outputs(poison, streams[0]);
+    q.poison_outputs(poison, streams[1]);
+    for (int round = 0; round < 3; ++round) {
+      op_p.run(args_p, streams[0]);
+      op_q.run(args_q, streams[1]);
+    }
+    for (CUstream s : streams) driver->check(driver->stream_synchronize(s), "running the launches");
+    q.run_reference_once(DType::f32, DType::f32);
+    const std::string context = "poison byte " + std::to_string(poison);
+    p.compare_outputs(op_p.name() + ", three launches, " + context);
+    q.compare_outputs(op_q.name() + ", three launches, " + context);
+  }
+  for (CUstream s : streams) driver->check(driver->stream_destroy(s), "destroying a stream");
 }
 
 TEST_F(Sm90Reduce, TwoGemmsBackToBackOnOneStream) {

@@ -3,11 +3,15 @@
 // compile() builds and loads the problem class's kernel, run() encodes tensor
 // maps only when operands change and launches on the caller's stream: no
 // allocation, synchronisation or file I/O once warm (graph-capturable). The
-// one allocation is stream-K's workspace, once per device and stream, on the
+// allocations are stream-K's workspace, once per device and stream, on the
 // first launch there that cuts tiles (not while the stream captures a graph:
-// such a launch keeps its tiles whole). Launches on one stream share it, in
-// stream order; a graph captured on a stream uses that stream's, so it must
-// not replay on another stream while that stream runs stream-K launches.
+// such a launch keeps its tiles whole), and a counter per device and stream
+// for epilogues with few reduce outputs, which the GEMM then initialises
+// itself (not while the stream captures: there the identity fill kernel
+// runs first, as for larger ones). Launches on one stream share them, in
+// stream order; a graph captured on a stream uses that stream's workspace,
+// so it must not replay on another stream while that stream runs stream-K
+// launches.
 #pragma once
 
 #include <cuda.h>
@@ -74,6 +78,17 @@ class Sm90Operator final : public OperatorImpl {
   /// captures a graph and has none yet, or the allocation fails (the launch
   /// then keeps its tiles whole).
   const StreamKSpace* stream_k_workspace(const runtime::Driver& driver, int device, CUstream stream);
+  /// The counter the GEMM's first CTA raises once it has written the reduce
+  /// outputs' identity (GemmParams::identity_flag; zeroed when created), and
+  /// how many launches on its stream have raised it.
+  struct IdentityCounter {
+    runtime::DeviceBuffer buffer;
+    unsigned launches = 0;
+  };
+  /// The counter for launches on `stream` of `device`, with identity_mutex_
+  /// held; null when the stream captures a graph (a replay would wait for
+  /// the target of the captured launch) or the allocation fails.
+  IdentityCounter* identity_counter(const runtime::Driver& driver, int device, CUstream stream);
 
   Sm90TileConfig config_;
   mutable DeviceChecks device_checks_{"sm90", 90};
@@ -82,6 +97,10 @@ class Sm90Operator final : public OperatorImpl {
   Sm90TensorMaps maps_;
   std::mutex workspace_mutex_;
   std::map<std::pair<int, CUstream>, StreamKSpace> workspaces_;
+  /// Held from choosing a launch's identity target until it is launched, so
+  /// that launches reach the stream in the order of their targets.
+  std::mutex identity_mutex_;
+  std::map<std::pair<int, CUstream>, IdentityCounter> identity_counters_;
 };
 
 }  // namespace epigemm::detail

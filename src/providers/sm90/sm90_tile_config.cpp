@@ -51,7 +51,8 @@ int shared_bytes_with(const Sm90TileConfig& c, int slots, int d_bytes) {
   const int stage_bytes = (c.bm + c.bn) * 128 * c.k_group;
   const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;  // 64 rows
   const int row_blocks = c.pingpong ? c.bm / 64 : 1;  // slot sets per consumer
-  const int barrier_bytes = (2 * c.stages + 2) * 8;  // the ring's, and one per consumer for staged inputs
+  // The ring's, one per consumer for staged inputs, one for the reduce outputs' identity.
+  const int barrier_bytes = (2 * c.stages + 3) * 8;
   return 1024 + c.stages * stage_bytes + 2 * row_blocks * slots * chunk_bytes + barrier_bytes;
 }
 

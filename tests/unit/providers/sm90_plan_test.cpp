@@ -394,7 +394,7 @@ TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   EXPECT_EQ(small.warpgroup_n(), 64);
   EXPECT_EQ(small.chunk_cols(1), 64);
   EXPECT_EQ(small.epilogue_slots(1), 1);
-  EXPECT_EQ(small.shared_bytes(1), 1024 + 6 * (64 + 128) * 128 + 2 * 64 * 64 + (2 * 6 + 2) * 8);
+  EXPECT_EQ(small.shared_bytes(1), 1024 + 6 * (64 + 128) * 128 + 2 * 64 * 64 + (2 * 6 + 3) * 8);
 }
 
 TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
@@ -437,7 +437,7 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   // The grouped 64x64 tile: 4 k-blocks of A and B per stage, ~96 KB of B in
   // flight, and no room for a fourth stage.
   EXPECT_EQ(grouped->k_group, 4);
-  EXPECT_EQ(grouped->shared_bytes(2), 1024 + grouped->stages * 4 * 128 * 128 + 2 * 64 * 64 + 16 * grouped->stages + 16);
+  EXPECT_EQ(grouped->shared_bytes(2), 1024 + grouped->stages * 4 * 128 * 128 + 2 * 64 * 64 + 16 * grouped->stages + 24);
   EXPECT_GE(grouped->stages * grouped->k_group * grouped->bn * 128, 96 * 1024);
   Sm90TileConfig deeper_grouped = *grouped;
   ++deeper_grouped.stages;
@@ -450,7 +450,7 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   EXPECT_EQ(narrow->chunk_cols(4), 32);
   EXPECT_EQ(narrow->epilogue_slots(2), 1);
   EXPECT_EQ(narrow->epilogue_slots(4), 1);
-  EXPECT_EQ(narrow->shared_bytes(2), 1024 + narrow->stages * 128 * 128 + 2 * 64 * 64 + 16 * narrow->stages + 16);
+  EXPECT_EQ(narrow->shared_bytes(2), 1024 + narrow->stages * 128 * 128 + 2 * 64 * 64 + 16 * narrow->stages + 24);
   // 128x64: each consumer owns 64 x 64; an f32 D takes two 128-byte chunks.
   EXPECT_EQ(wide->warpgroup_n(), 64);
   EXPECT_EQ(wide->chunk_cols(2), 64);
