@@ -545,7 +545,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
 #pragma unroll
     for (int c = 0; c < Cfg::kConsumers; ++c) mbar_init(smem.staged_bar(c), 1);
-    mbar_init(smem.identity_bar(), 1);
+    // Only where the hook reduces (the other kernels' code stays as it was).
+    if constexpr (FillsIdentity<Epi>::value) mbar_init(smem.identity_bar(), 1);
     fence_mbar_init();
   }
   if constexpr (Cfg::kClusterM > 1)

@@ -34,13 +34,14 @@ struct Sm90GemmParams {
   long long ldf = 0;
   long long f_batch = 0;
   int sk_tiles = 0;
+  unsigned identity_target = 0;
   void* sk_flags = nullptr;
   void* sk_partials = nullptr;
   void* identity_flag = nullptr;
-  unsigned identity_target = 0;
 };
-static_assert(sizeof(Sm90GemmParams) == 136 && offsetof(Sm90GemmParams, d) == 48 && offsetof(Sm90GemmParams, f) == 72 &&
-                  offsetof(Sm90GemmParams, sk_flags) == 104 && offsetof(Sm90GemmParams, identity_flag) == 120,
+static_assert(sizeof(Sm90GemmParams) == 128 && offsetof(Sm90GemmParams, d) == 48 && offsetof(Sm90GemmParams, f) == 72 &&
+                  offsetof(Sm90GemmParams, identity_target) == 100 && offsetof(Sm90GemmParams, sk_flags) == 104 &&
+                  offsetof(Sm90GemmParams, identity_flag) == 120,
               "Sm90GemmParams must match epigemm::sm90::GemmParams");
 
 /// GemmParams for a planned problem on tile `config` (group of 8 cluster
