@@ -20,6 +20,18 @@ double got_value(GpuProblem& p, const std::string& name, std::int64_t index = 0)
   return ir::decode(DType::f32, static_cast<const char*>(got.data) + index * 4);
 }
 
+/// D = accum with a column sum, a row maximum and an amax of it, on bf16 A and B.
+void add_column_sum_row_max_amax(GpuProblem& p, std::int64_t M, std::int64_t N, std::int64_t K) {
+  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
+  p.set_source(
+      "def epi(accum):\n    D = accum\n    cs = sum(accum * accum + 1.0)\n    rm = max(accum)\n"
+      "    am = amax(accum)\n    return D, cs, rm, am\n");
+  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
+  p.add("cs", DType::f32, {N}, {}, true);
+  p.add("rm", DType::f32, {M, 1}, {}, true);
+  p.add("am", DType::f32, {1}, {}, true);
+}
+
 TEST_F(Sm90Reduce, WholeOutputReductionsOverManyTilesPerCtaOnEveryTile) {
   // D = accum + c with c normal (so maxima are unique); sums of positive
   // values, per batch ((L, 1, 1)) and over every batch ((1,)), so a lost or
@@ -67,14 +79,7 @@ TEST_F(Sm90Reduce, IdentityFillLandsBeforeTheOverlappingGemmAdds) {
   EPIGEMM_REQUIRE_SM90(driver);
   const std::int64_t M = 64, N = std::int64_t{1} << 18, K = 16;
   GpuProblem p(*driver, rng);
-  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
-  p.set_source(
-      "def epi(accum):\n    D = accum\n    cs = sum(accum * accum + 1.0)\n    rm = max(accum)\n"
-      "    am = amax(accum)\n    return D, cs, rm, am\n");
-  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
-  p.add("cs", DType::f32, {N}, {}, true);
-  p.add("rm", DType::f32, {M, 1}, {}, true);
-  p.add("am", DType::f32, {1}, {}, true);
+  add_column_sum_row_max_amax(p, M, N, K);
   run_sm90_and_compare(p);
   for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
     SCOPED_TRACE("tile " + config.shape_name());
@@ -90,14 +95,7 @@ TEST_F(Sm90Reduce, IdentityWrittenByTheGemmLandsBeforeItsFirstAdds) {
   EPIGEMM_REQUIRE_SM90(driver);
   const std::int64_t M = 64, N = 1536, K = 16;
   GpuProblem p(*driver, rng);
-  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
-  p.set_source(
-      "def epi(accum):\n    D = accum\n    cs = sum(accum * accum + 1.0)\n    rm = max(accum)\n"
-      "    am = amax(accum)\n    return D, cs, rm, am\n");
-  p.add("D", DType::bf16, {1, M, N}, padded_rows(DType::bf16, {1, M, N}), true);
-  p.add("cs", DType::f32, {N}, {}, true);
-  p.add("rm", DType::f32, {M, 1}, {}, true);
-  p.add("am", DType::f32, {1}, {}, true);
+  add_column_sum_row_max_amax(p, M, N, K);
   for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
     SCOPED_TRACE("tile " + config.shape_name());
     run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
