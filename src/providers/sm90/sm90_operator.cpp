@@ -27,26 +27,6 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 std::string cuda_name(int device) { return "cuda:" + std::to_string(device); }
 
-/// Reduce-output elements (over their batches) up to which the GEMM writes
-/// their identity itself, one warp of its first CTA (64 stores per lane),
-/// instead of a fill kernel launched before it: that launch cost 0.5-0.9 us
-/// on the H200 (M = 16, 128 and 1024^3 with amax).
-constexpr std::int64_t kSm90GridIdentityElements = 2048;
-
-/// The reduce outputs' elements over their batches.
-std::int64_t identity_elements(const Problem& p) {
-  std::int64_t elements = 0;
-  for (const EpilogueOperand& out : p.outputs) {
-    switch (out.store_kind) {
-      case ir::StoreKind::RowReduce: elements += p.L * p.M; break;
-      case ir::StoreKind::ColumnReduce: elements += p.L * p.N; break;
-      case ir::StoreKind::ScalarReduce: elements += p.L; break;
-      default: break;
-    }
-  }
-  return elements;
-}
-
 int sm_count_of(int device) {
   const runtime::Driver* driver = runtime::Driver::get();
   if (driver == nullptr || device < 0 || device >= driver->device_count()) return kSm90DefaultSmCount;
@@ -250,7 +230,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   // else by the fill kernel.
   std::unique_lock<std::mutex> identity_lock;
   IdentityCounter* counter = nullptr;
-  if (k.fill != nullptr && identity_elements(p) <= kSm90GridIdentityElements) {
+  if (k.fill != nullptr && plan.gemm_writes_identity) {
     identity_lock = std::unique_lock<std::mutex>(identity_mutex_);
     counter = identity_counter(driver, device, config.stream);
     if (counter == nullptr) identity_lock.unlock();

@@ -315,6 +315,20 @@ Status check_grouped_k(const Problem& p, const Sm90TileConfig& config, const Sm9
   return Status::ok();
 }
 
+/// The reduce outputs' elements over their batches.
+std::int64_t reduce_elements(const Problem& p) {
+  std::int64_t elements = 0;
+  for (const EpilogueOperand& out : p.outputs) {
+    switch (out.store_kind) {
+      case ir::StoreKind::RowReduce: elements += p.L * p.M; break;
+      case ir::StoreKind::ColumnReduce: elements += p.L * p.N; break;
+      case ir::StoreKind::ScalarReduce: elements += p.L; break;
+      default: break;
+    }
+  }
+  return elements;
+}
+
 }  // namespace
 
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
@@ -365,6 +379,8 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);
   plan.loop_chunks = long_epilogue(*p.dag);
+  plan.reduce_elements = reduce_elements(p);
+  plan.gemm_writes_identity = plan.reduce_elements > 0 && plan.reduce_elements <= kSm90GridIdentityElements;
   choose_staged_input(p, config, plan);
   choose_staged_output(p, config, plan);
   return check_grouped_k(p, config, plan);

@@ -144,6 +144,45 @@ TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
   EXPECT_TRUE(HostProblem(DType::e5m2, {40, 16}, {}, {16, 32}, {1, 16}, DType::bf16, {}, DType::f16).plan(kBigFp8, plan));
 }
 
+TEST(Sm90Plan, TheGemmWritesTheIdentityOfFewReduceOutputs) {
+  // s = sum(accum) over each row, (M, 1) per batch: the GEMM's first CTA
+  // writes up to kSm90GridIdentityElements identities itself, a fill kernel
+  // the rest; an epilogue without reductions needs neither.
+  const std::string reduce = "def epi(accum):\n    D = accum\n    s = sum(accum)\n    return D, s\n";
+  const auto plan_of = [&](Dims a_shape, Dims b_shape, const std::string& source,
+                           const HostProblem::BindMore& bind_more = {}) {
+    Sm90Plan plan;
+    EXPECT_TRUE(HostProblem(DType::f16, a_shape, {}, b_shape, {}, DType::f16, {}, DType::f32, DType::f32, source,
+                            DType::f32, bind_more)
+                    .plan(kBig16, plan));
+    return plan;
+  };
+  Sm90Plan plan = plan_of({40, 8}, {8, 32}, "def epi(accum):\n    D = accum\n    return D\n");
+  EXPECT_EQ(plan.reduce_elements, 0);
+  EXPECT_FALSE(plan.gemm_writes_identity);
+  plan = plan_of({40, 8}, {8, 32}, reduce);
+  EXPECT_EQ(plan.reduce_elements, 40);
+  EXPECT_TRUE(plan.gemm_writes_identity);
+  plan = plan_of({3, 600, 8}, {3, 8, 32}, reduce);
+  EXPECT_EQ(plan.reduce_elements, 1800);
+  EXPECT_TRUE(plan.gemm_writes_identity);
+  plan = plan_of({4, 600, 8}, {4, 8, 32}, reduce);
+  EXPECT_EQ(plan.reduce_elements, 2400);
+  EXPECT_FALSE(plan.gemm_writes_identity);
+  // A column sum and an amax per batch: L * (N + 1) elements.
+  const std::string column_and_amax =
+      "def epi(accum):\n    D = accum\n    c = sum(accum)\n    m = amax(accum)\n    return D, c, m\n";
+  for (const std::int64_t L : {1, 2}) {
+    plan = plan_of({L, 40, 8}, {L, 8, 1024}, column_and_amax,
+                   [L](HostProblem& hp, std::map<std::string, Binding>& bindings, std::int64_t, std::int64_t N) {
+                     bindings.emplace("c", Binding(hp.tensor(DType::f32, {L, 1, N}).ref()));
+                     bindings.emplace("m", Binding(hp.tensor(DType::f32, {L, 1, 1}).ref()));
+                   });
+    EXPECT_EQ(plan.reduce_elements, L * 1025);
+    EXPECT_EQ(plan.gemm_writes_identity, L == 1) << "L = " << L;
+  }
+}
+
 const Sm90TileConfig kBigTf32{128, 256, 2, 3, Sm90OperandClass::tf32};
 const Sm90TileConfig kBigInt8{128, 256, 2, 3, Sm90OperandClass::int8};
 
