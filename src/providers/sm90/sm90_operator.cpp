@@ -28,6 +28,27 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 std::string cuda_name(int device) { return "cuda:" + std::to_string(device); }
 
+bool stream_captures(const runtime::Driver& driver, CUstream stream) {
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
+  return capture != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/// A per-stream workspace of `bytes` on `device` whose first `zeroed` bytes
+/// (a multiple of 4) are zeroed on `stream`; empty (null data()) when the
+/// allocation fails: out of memory, or another thread captures a graph.
+runtime::DeviceBuffer zeroed_workspace(const runtime::Driver& driver, int device, CUstream stream, std::size_t bytes,
+                                       std::size_t zeroed, const char* what) {
+  runtime::DeviceBuffer buffer;
+  try {
+    buffer = runtime::DeviceBuffer(driver, device, bytes);
+  } catch (const Error&) {
+    return buffer;
+  }
+  driver.check(driver.memset_d32_async(buffer.address(), 0, zeroed / 4, stream), what);
+  return buffer;
+}
+
 int sm_count_of(int device) {
   const runtime::Driver* driver = runtime::Driver::get();
   if (driver == nullptr || device < 0 || device >= driver->device_count()) return kSm90DefaultSmCount;
@@ -165,22 +186,17 @@ const Sm90Operator::StreamKSpace* Sm90Operator::stream_k_workspace(const runtime
   std::lock_guard<std::mutex> lock(workspace_mutex_);
   const auto key = std::make_pair(device, stream);
   if (auto it = workspaces_.find(key); it != workspaces_.end()) return &it->second;
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
-  if (capture != CU_STREAM_CAPTURE_STATUS_NONE) return nullptr;
+  if (stream_captures(driver, stream)) return nullptr;
   // The flags (two words per CTA, padded to 256 bytes) first, then the
   // partial sums (a tile of f32 or int32 per CTA), for the most CTAs a
   // persistent grid launches.
   const int ctas = sm_count_of(device);
   const std::size_t flags = (static_cast<std::size_t>(ctas) * 8 + 255) / 256 * 256;
   StreamKSpace space;
-  try {
-    space.buffer = runtime::DeviceBuffer(
-        driver, device, flags + static_cast<std::size_t>(ctas) * config_.bm * config_.bn * sizeof(float));
-  } catch (const Error&) {
-    return nullptr;  // out of memory, or another thread captures a graph: whole tiles this time
-  }
-  driver.check(driver.memset_d32_async(space.buffer.address(), 0, flags / 4, stream), "zeroing stream-K's flags");
+  space.buffer = zeroed_workspace(driver, device, stream,
+                                  flags + static_cast<std::size_t>(ctas) * config_.bm * config_.bn * sizeof(float),
+                                  flags, "zeroing stream-K's flags");
+  if (space.buffer.data() == nullptr) return nullptr;  // whole tiles this time
   space.flags = space.buffer.data();
   space.partials = static_cast<std::byte*>(space.buffer.data()) + flags;
   return &workspaces_.emplace(key, std::move(space)).first->second;
@@ -188,18 +204,12 @@ const Sm90Operator::StreamKSpace* Sm90Operator::stream_k_workspace(const runtime
 
 Sm90Operator::IdentityCounter* Sm90Operator::identity_counter(const runtime::Driver& driver, int device,
                                                              CUstream stream) {
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
-  if (capture != CU_STREAM_CAPTURE_STATUS_NONE) return nullptr;
+  if (stream_captures(driver, stream)) return nullptr;
   const auto key = std::make_pair(device, stream);
   if (auto it = identity_counters_.find(key); it != identity_counters_.end()) return &it->second;
   IdentityCounter counter;
-  try {
-    counter.buffer = runtime::DeviceBuffer(driver, device, 256);
-  } catch (const Error&) {
-    return nullptr;  // out of memory, or another thread captures a graph: the fill kernel this time
-  }
-  driver.check(driver.memset_d32_async(counter.buffer.address(), 0, 1, stream), "zeroing the identity counter");
+  counter.buffer = zeroed_workspace(driver, device, stream, 256, 4, "zeroing the identity counter");
+  if (counter.buffer.data() == nullptr) return nullptr;  // the fill kernel this time
   return &identity_counters_.emplace(key, std::move(counter)).first->second;
 }
 
@@ -231,7 +241,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   // else by the fill kernel.
   std::unique_lock<std::mutex> identity_lock;
   IdentityCounter* counter = nullptr;
-  if (k.fill != nullptr && plan.gemm_writes_identity) {
+  if (plan.gemm_writes_identity) {
     identity_lock = std::unique_lock<std::mutex>(identity_mutex_);
     counter = identity_counter(driver, device, config.stream);
     if (counter == nullptr) identity_lock.unlock();
