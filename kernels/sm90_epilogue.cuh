@@ -69,6 +69,18 @@ template <class T>
 struct VoidOf {
   using type = void;
 };
+/// Declares the trait Name<Epi>: `value` is Epi::member when the hook
+/// defines that static constexpr bool, else false.
+#define EPIGEMM_HOOK_FLAG(Name, member)                                     \
+  template <class Epi, class = void>                                        \
+  struct Name {                                                             \
+    static constexpr bool value = false;                                    \
+  };                                                                        \
+  template <class Epi>                                                      \
+  struct Name<Epi, typename VoidOf<decltype(Epi::member)>::type> {          \
+    static constexpr bool value = Epi::member;                              \
+  }
+
 /// Epi::Tile when the hook defines one, else PlainTile<Epi>.
 template <class Epi, class = void>
 struct TileOf {
@@ -107,28 +119,14 @@ inline constexpr bool kAuxInRing = !Cfg::kPingpong && Cfg::kClusterM == 1 && Cfg
 /// A hook that loads its vector values when a chunk begins (EpgSm90Hook's
 /// kHoldVectors) is generated for the tiles that begin it early; the host's
 /// rule (Sm90TileConfig::begins_chunk_early) must agree with the kernel's.
-template <class Epi, class = void>
-struct HoldsVectors {
-  static constexpr bool value = false;
-};
-template <class Epi>
-struct HoldsVectors<Epi, typename VoidOf<decltype(Epi::kHoldsVectors)>::type> {
-  static constexpr bool value = Epi::kHoldsVectors;
-};
+EPIGEMM_HOOK_FLAG(HoldsVectors, kHoldsVectors);
 
 /// Whether a hook asks to prefetch its inputs when a tile's main loop starts:
 /// a hook defining `static constexpr bool kPrefetchInputs = true` and
 ///   __device__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const;
 /// is called by each consumer thread (tid 0-127) for its warpgroup's 64 x cols
 /// part of the tile before the tile's first k-block.
-template <class Epi, class = void>
-struct PrefetchesInputs {
-  static constexpr bool value = false;
-};
-template <class Epi>
-struct PrefetchesInputs<Epi, typename VoidOf<decltype(Epi::kPrefetchInputs)>::type> {
-  static constexpr bool value = Epi::kPrefetchInputs;
-};
+EPIGEMM_HOOK_FLAG(PrefetchesInputs, kPrefetchInputs);
 
 template <class Epi>
 __device__ __forceinline__ void prefetch_epilogue_inputs(const Epi& epi, int m_base, int n_base, int cols, int l,
@@ -140,14 +138,7 @@ __device__ __forceinline__ void prefetch_epilogue_inputs(const Epi& epi, int m_b
 /// (`static constexpr bool kLoopChunks = true`): worth it when the epilogue is
 /// long (transcendental functions), so that it is inlined once per chunk and
 /// stays within the instruction cache; short epilogues run faster unrolled.
-template <class Epi, class = void>
-struct LoopsChunks {
-  static constexpr bool value = false;
-};
-template <class Epi>
-struct LoopsChunks<Epi, typename VoidOf<decltype(Epi::kLoopChunks)>::type> {
-  static constexpr bool value = Epi::kLoopChunks;
-};
+EPIGEMM_HOOK_FLAG(LoopsChunks, kLoopChunks);
 
 /// Whether a hook reads one full-tile input from the output staging slots: a
 /// hook defining `using StagedType = T` (T the input's element type, of D's

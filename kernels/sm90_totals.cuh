@@ -54,28 +54,14 @@ struct TotalsOf<Epi, typename VoidOf<typename Epi::Totals>::type> : TotalsOrNone
 /// the first tile on (`static constexpr bool kAwaitsPriorGrid = true`): each
 /// consumer thread then waits for the outputs' identity (IdentityWait)
 /// before its first epilogue. Whole-output totals wait before they commit.
-template <class Epi, class = void>
-struct AwaitsPriorGrid {
-  static constexpr bool value = false;
-};
-template <class Epi>
-struct AwaitsPriorGrid<Epi, typename VoidOf<decltype(Epi::kAwaitsPriorGrid)>::type> {
-  static constexpr bool value = Epi::kAwaitsPriorGrid;
-};
+EPIGEMM_HOOK_FLAG(AwaitsPriorGrid, kAwaitsPriorGrid);
 
 /// Whether the hook can write its reduce outputs' identity itself
 /// (`static constexpr bool kFillsIdentity = true` and
 ///   __device__ void fill_identity(int lane, int L, int M, int N) const;
 /// called by the 32 lanes of one warp of the grid's first CTA when
 /// GemmParams::identity_flag is set).
-template <class Epi, class = void>
-struct FillsIdentity {
-  static constexpr bool value = false;
-};
-template <class Epi>
-struct FillsIdentity<Epi, typename VoidOf<decltype(Epi::kFillsIdentity)>::type> {
-  static constexpr bool value = Epi::kFillsIdentity;
-};
+EPIGEMM_HOOK_FLAG(FillsIdentity, kFillsIdentity);
 
 /// Waits until the reduce outputs hold their identity: written by the grid's
 /// first CTA (`in_grid`: GemmParams::identity_flag; `bar` completes its phase
