@@ -5,6 +5,7 @@
 #pragma once
 
 #include "epilogue_ops.cuh"
+#include "epilogue_params.cuh"
 
 // NOTE: for floats of the same sign, the order of their bit patterns read as
 // integers follows their values: as signed ints for non-negative floats,
@@ -49,6 +50,19 @@ __device__ __forceinline__ void epg_atomic_reduce_f32(void* base, long long offs
     // only non-negative numbers and NaN reach here.
     epg_atomic_max_f32(address, epg_m_abs(x));
   }
+}
+
+// A reduce output of store kind Kind: its elements per batch (M for a row
+// reduction, N for a column one, 1 for a whole one), and the offset of
+// element x of batch l in `o`.
+template <int Kind>
+__device__ __forceinline__ long long epg_reduce_extent(long long M, long long N) {
+  return Kind == kEpgStoreRowReduce ? M : (Kind == kEpgStoreColumnReduce ? N : 1);
+}
+template <int Kind>
+__device__ __forceinline__ long long epg_reduce_offset(const EpgOperand& o, long long l, long long x) {
+  const long long stride = Kind == kEpgStoreRowReduce ? o.stride_m : o.stride_n;
+  return l * o.stride_l + (Kind == kEpgStoreScalarReduce ? 0 : x * stride);
 }
 
 // Writes the neutral start value of reduce op Op at base[offset] (f32).

@@ -169,12 +169,10 @@ struct EpgSimtFillIdentity {
   __device__ __forceinline__ void visit() {
     constexpr int kKind = Epi::kOutStoreKind[J];
     const EpgOperand& o = p.out[J];
-    const long long extent = kKind == kEpgStoreRowReduce ? M : (kKind == kEpgStoreColumnReduce ? N : 1);
+    const long long extent = epg_reduce_extent<kKind>(M, N);
     if (index >= L * extent) return;
     const long long l = index / extent, x = index % extent;
-    const long long stride = kKind == kEpgStoreRowReduce ? o.stride_m : o.stride_n;
-    const long long offset = l * o.stride_l + (kKind == kEpgStoreScalarReduce ? 0 : x * stride);
-    epg_store_reduce_identity_f32<Epi::kOutReduceOp[J]>(o.ptr, offset);
+    epg_store_reduce_identity_f32<Epi::kOutReduceOp[J]>(o.ptr, epg_reduce_offset<kKind>(o, l, x));
   }
 };
 

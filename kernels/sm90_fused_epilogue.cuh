@@ -179,12 +179,10 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     __device__ __forceinline__ void visit() {
       constexpr int kKind = Epi::kOutStoreKind[J];
       const EpgOperand& o = p.out[J];
-      const int extent = kKind == kEpgStoreRowReduce ? M : (kKind == kEpgStoreColumnReduce ? N : 1);
-      const long long stride = kKind == kEpgStoreRowReduce ? o.stride_m : o.stride_n;
+      const int extent = static_cast<int>(epg_reduce_extent<kKind>(M, N));
       for (int i = lane; i < L * extent; i += 32) {
         const int l = i / extent, x = i - l * extent;
-        epg_store_reduce_identity_f32<Epi::kOutReduceOp[J]>(
-            o.ptr, l * o.stride_l + (kKind == kEpgStoreScalarReduce ? 0 : x * stride));
+        epg_store_reduce_identity_f32<Epi::kOutReduceOp[J]>(o.ptr, epg_reduce_offset<kKind>(o, l, x));
       }
     }
   };

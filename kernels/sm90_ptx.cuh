@@ -83,15 +83,17 @@ __device__ __forceinline__ void flag_release_gpu(unsigned* flag, unsigned value)
   asm volatile("fence.acq_rel.gpu;\n\tst.relaxed.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(value) : "memory");
 }
 
+/// A gpu-scope acquire load of a flag or counter.
+__device__ __forceinline__ unsigned ld_acquire_gpu(const unsigned* flag) {
+  unsigned seen;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(flag) : "memory");
+  return seen;
+}
+
 /// Spins until `flag` holds `value`; what was written before its release is
 /// then visible to the caller (and, after a barrier, to those it meets there).
 __device__ __forceinline__ void flag_acquire_gpu(const unsigned* flag, unsigned value) {
-  unsigned seen;
-  for (;;) {
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(flag) : "memory");
-    if (seen == value) return;
-    __nanosleep(64);
-  }
+  while (ld_acquire_gpu(flag) != value) __nanosleep(64);
 }
 
 /// Adds one to a counter after every memory write that precedes this call
@@ -104,12 +106,7 @@ __device__ __forceinline__ void counter_increment_release_gpu(unsigned* counter)
 /// counter may wrap); what was written before the increments that got it
 /// there is then visible to the caller.
 __device__ __forceinline__ void counter_acquire_gpu(const unsigned* counter, unsigned target) {
-  unsigned seen;
-  for (;;) {
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(counter) : "memory");
-    if (static_cast<int>(seen - target) >= 0) return;
-    __nanosleep(64);
-  }
+  while (static_cast<int>(ld_acquire_gpu(counter) - target) < 0) __nanosleep(64);
 }
 
 /// A plain (relaxed, gpu-scope) store to a flag.
