@@ -34,7 +34,7 @@ def records(D, M, N):
     return found
 
 
-def trace(M, N, K, b_col=False, epilogue=None, bindings=None, reps=5):
+def trace(M, N, K, b_col=False, epilogue=None, bindings=None, reps=5, operator=None):
     A = torch.randn(1, M, K, device="cuda", dtype=torch.bfloat16)
     if b_col:
         B = torch.randn(1, N, K, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
@@ -43,7 +43,9 @@ def trace(M, N, K, b_col=False, epilogue=None, bindings=None, reps=5):
     D = torch.empty(1, M, N, device="cuda", dtype=torch.bfloat16)
     epi = eg.EpilogueArguments(epilogue, D=D, **(bindings or {})) if epilogue else None
     args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type=torch.float32, epilogue=epi)
-    op = eg.get_operators(args, target_sm=eg.device_target_sm())[0]
+    ops = eg.get_operators(args, target_sm=eg.device_target_sm())
+    # `operator`: a substring of the operator's name to pin (else the heuristic's first).
+    op = next(o for o in ops if operator is None or operator in o.name)
     runs = []
     for _ in range(reps):
         flush.sum()
