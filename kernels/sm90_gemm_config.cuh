@@ -103,9 +103,9 @@ struct AccumulatorOf<unsigned char> {
 /// other's epilogue does, instead of splitting each tile between them;
 /// kPromoteKBlocks: 0 keeps every k-block's wgmmas in the f32 accumulators
 /// (fp8 "fast accumulation": the tensor cores keep about 14 significant bits
-/// of the running sum); n > 0 (fp8 only) has the wgmmas of n k-blocks at a
-/// time accumulate into a second fragment that is then added into the
-/// accumulators with f32 FADDs ("promotion", precise accumulation);
+/// of the running sum); 1 (fp8 only) has each k-block's wgmmas write one of
+/// two fragments in turn, each added into the accumulators with f32 FADDs
+/// while the next k-block's run ("promotion", precise accumulation);
 /// kKGroup: k-blocks per pipeline stage, A's brought by one TMA load of a 4-D
 /// box ({kBK, rows, k-blocks, 1} of the {kBK, M, K / kBK, L} view: K-major
 /// A, K a multiple of kBK), B's by one such box when K-major (its rows cut
@@ -237,11 +237,11 @@ struct GemmConfig {
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");
   static_assert(kStages >= 2, "need at least two pipeline stages");
-  static_assert(kPromoteKBlocks >= 0, "kPromoteKBlocks must be 0 (no promotion) or positive");
+  static_assert(kPromoteKBlocks == 0 || kPromoteKBlocks == 1, "kPromoteKBlocks is 0 (no promotion) or 1");
   static_assert(kPromoteKBlocks == 0 || kInBytes == 1, "promotion is for fp8 operands only");
   static_assert(kPromoteKBlocks == 0 || !kPingpong, "promotion needs the cooperative schedule");
   static_assert(kPromoteKBlocks == 0 || kWgRows * kAccRegs <= 64,
-                "promotion holds two accumulator sets: warpgroup tiles at most 128 columns wide");
+                "promotion holds three accumulator sets: warpgroup tiles at most 128 columns wide");
   static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
   static_assert(kKGroup >= 1, "kKGroup counts k-blocks per stage");
   static_assert(kKGroup == 1 || (kMajorA == Major::K && kClusterM == 1 && kPromoteKBlocks == 0 && !kPingpong),

@@ -28,10 +28,10 @@ struct Sm90TileConfig {
   /// other's main loop) instead of sharing each tile.
   bool pingpong = false;
   /// fp8 only: 0 = fast accumulation (the tensor cores' reduced-precision
-  /// sum over all of K); n > 0 = precise accumulation, the wgmma results of
-  /// every n k-blocks (n x 128 K elements) added into f32 accumulators by
-  /// the consumers ("promotion"; cooperative tiles at most 128 columns wide
-  /// per warpgroup, which hold both accumulator sets).
+  /// sum over all of K); 1 = precise accumulation, the wgmma results of
+  /// every k-block (128 K elements) added into f32 accumulators by the
+  /// consumers ("promotion"; cooperative tiles at most 128 columns wide per
+  /// warpgroup, which hold the accumulators and two fragments).
   int promote_k_blocks = 0;
   /// k-blocks per pipeline stage (Cfg::kKGroup): > 1 loads A's k-blocks of a
   /// stage with one 4-D TMA box cut to the rows of M the tile holds, and B's

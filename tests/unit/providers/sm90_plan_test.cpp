@@ -724,7 +724,7 @@ Sm90TileConfig best_fp8_for(std::int64_t M, std::int64_t N, std::int64_t K, Keep
   return best == nullptr ? Sm90TileConfig{} : *best;
 }
 
-TEST(Sm90TileConfigs, PreciseFp8ConfigurationsHoldTwoAccumulatorSetsAndSayHowTheyAccumulate) {
+TEST(Sm90TileConfigs, PreciseFp8ConfigurationsHoldThreeAccumulatorSetsAndSayHowTheyAccumulate) {
   int precise = 0;
   std::set<std::string> precise_shapes;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
@@ -746,8 +746,9 @@ TEST(Sm90TileConfigs, PreciseFp8ConfigurationsHoldTwoAccumulatorSetsAndSayHowThe
     EXPECT_EQ(md.extra.at("fp8_accumulation"), "precise");
     EXPECT_EQ(md.name, "sm90_wgmma_" + c.shape_name() + "_fp8");
     EXPECT_NE(md.name.find("_precise_fp8"), std::string::npos);
-    // Two f32 fragments of 64 x warpgroup_n over 128 threads fit next to
-    // everything else in the consumers' 232 registers only up to 128 columns.
+    // The accumulators and two fragments (f32, 64 x warpgroup_n over 128
+    // threads each) fit next to everything else in the consumers' 232
+    // registers only up to 128 columns.
     EXPECT_LE(c.warpgroup_n(), 128);
     EXPECT_FALSE(c.pingpong);
     EXPECT_EQ(c.promote_k_blocks, 1);
@@ -768,7 +769,7 @@ TEST(Sm90Heuristic, Fp8DefaultsToPreciseAccumulationAndFastIsAnOptIn) {
   }
   // The fast pick at 8192^3 is the one the benchmark measured against
   // cuBLASLt's fast accumulation; the precise one is the widest that holds
-  // both accumulator sets.
+  // the accumulators and both fragments.
   EXPECT_EQ(shape_of(best_fp8_for(8192, 8192, 8192, fast)), "128x256x128_c2x1");
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bm, 128);
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bn, 128);
