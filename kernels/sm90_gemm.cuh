@@ -281,11 +281,9 @@ __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, fl
     ring.next();
     return stage;
   };
-  // Once the wgmmas issued after `part`'s are the only ones left running:
-  // `part`'s stage goes back to the producer and its sum into acc.
-  const auto promote = [&](Fragment& part, int stage) {
+  // `part`'s sum into acc, once a wait has retired its wgmmas.
+  const auto add = [&](Fragment& part) {
     fence_regs(part);
-    release_stage(smem, stage, tid);
 #pragma unroll
     for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] += part[i];
   };
@@ -293,26 +291,25 @@ __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, fl
   int kb = 1;
   for (; kb + 1 < k_blocks; kb += 2) {
     const int odd_stage = issue(odd, kb);
-    wgmma_wait<1>();
-    promote(even, even_stage);
+    wgmma_wait<1>();  // the even k-block's wgmmas are done; the odd one's run
+    release_stage(smem, even_stage, tid);
+    add(even);
     even_stage = issue(even, kb + 1);
     wgmma_wait<1>();
-    promote(odd, odd_stage);
+    release_stage(smem, odd_stage, tid);
+    add(odd);
   }
   if (kb == k_blocks) {  // the last k-block is even
     wgmma_wait<0>();
-    fence_regs(even);
-#pragma unroll
-    for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] += even[i];
+    add(even);
     return even_stage;
   }
   const int odd_stage = issue(odd, kb);
   wgmma_wait<1>();
-  promote(even, even_stage);
+  release_stage(smem, even_stage, tid);
+  add(even);
   wgmma_wait<0>();
-  fence_regs(odd);
-#pragma unroll
-  for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] += odd[i];
+  add(odd);
   return odd_stage;
 }
 
