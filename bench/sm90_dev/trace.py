@@ -22,25 +22,26 @@ flush = torch.empty(64 << 20, device="cuda", dtype=torch.float32)  # 256 MB, rea
 
 
 def records(D, M, N):
-    """The (globaltimer[8], clock64[8]) pairs written into D (bf16), one per consumer."""
-    Dv = D.view(torch.int16)
+    """The (globaltimer[8], clock64[8]) pairs written into D, one per consumer (64 bytes each)."""
+    Db = D.view(torch.uint8)
+    row_bytes = N * D.element_size()
     found = []
     for m in range(0, M - 1, 64):
-        for n in range(0, N - 31, 32):
-            gt = Dv[0, m, n:n + 32].clone().view(torch.int64).tolist()
-            ck = Dv[0, m + 1, n:n + 32].clone().view(torch.int64).tolist()
+        for b in range(0, row_bytes - 63, 64):
+            gt = Db[0, m, b:b + 64].clone().view(torch.int64).tolist()
+            ck = Db[0, m + 1, b:b + 64].clone().view(torch.int64).tolist()
             if 1e15 < gt[0] < 1e20 and gt[0] <= gt[5] < gt[0] + 10**7:
                 found.append((gt, ck))
     return found
 
 
-def trace(M, N, K, b_col=False, epilogue=None, bindings=None, reps=5, operator=None):
+def trace(M, N, K, b_col=False, epilogue=None, bindings=None, reps=5, operator=None, d_dtype=torch.bfloat16):
     A = torch.randn(1, M, K, device="cuda", dtype=torch.bfloat16)
     if b_col:
         B = torch.randn(1, N, K, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
     else:
         B = torch.randn(1, K, N, device="cuda", dtype=torch.bfloat16)
-    D = torch.empty(1, M, N, device="cuda", dtype=torch.bfloat16)
+    D = torch.empty(1, M, N, device="cuda", dtype=d_dtype)
     epi = eg.EpilogueArguments(epilogue, D=D, **(bindings or {})) if epilogue else None
     args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type=torch.float32, epilogue=epi)
     ops = eg.get_operators(args, target_sm=eg.device_target_sm())
