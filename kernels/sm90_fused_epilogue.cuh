@@ -188,10 +188,10 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   };
 
   // The reduce outputs hold their identity only once the fill kernel
-  // launched just before the GEMM is done (see AwaitsPriorGrid): row and
-  // column reductions add to them from the first tile on (Totals::commit's
-  // caller waits for itself).
-  static constexpr bool kAwaitsPriorGrid =
+  // launched just before the GEMM, or the grid's first CTA (fill_identity),
+  // has written it (see AwaitsIdentity): row and column reductions add to
+  // them from the first tile on (Totals::commit's caller waits for itself).
+  static constexpr bool kAwaitsIdentity =
       epg_sm90_stores<Epi, kEpgStoreRowReduce>() || epg_sm90_stores<Epi, kEpgStoreColumnReduce>();
 
   __device__ __forceinline__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const {

@@ -476,7 +476,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     const auto prepare_epilogue = [&] {
       // The reduce outputs' identity may still be on its way (the main loop
       // above overlaps its writes); they are visible to this thread after the wait.
-      if (AwaitsPriorGrid<Epi>::value && !awaited_identity) {
+      if (AwaitsIdentity<Epi>::value && !awaited_identity) {
         identity_ready();
         awaited_identity = true;
       }

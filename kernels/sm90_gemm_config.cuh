@@ -53,7 +53,7 @@ struct GemmParams {
   int sk_tiles = 0;
   /// The hook's reduce outputs: identity_flag is null when a fill kernel
   /// launched just before the GEMM writes their identity (see
-  /// AwaitsPriorGrid); else a counter that the grid's first CTA raises by
+  /// AwaitsIdentity); else a counter that the grid's first CTA raises by
   /// one once it has written them itself (few elements), which every CTA
   /// waits to reach identity_target (wrapping: the host counts the launches
   /// on the counter) before its first reduction.

@@ -51,10 +51,10 @@ template <class Epi>
 struct TotalsOf<Epi, typename VoidOf<typename Epi::Totals>::type> : TotalsOrNone<typename Epi::Totals> {};
 
 /// Whether the hook's row and column reductions add to their outputs from
-/// the first tile on (`static constexpr bool kAwaitsPriorGrid = true`): each
+/// the first tile on (`static constexpr bool kAwaitsIdentity = true`): each
 /// consumer thread then waits for the outputs' identity (IdentityWait)
 /// before its first epilogue. Whole-output totals wait before they commit.
-EPIGEMM_HOOK_FLAG(AwaitsPriorGrid, kAwaitsPriorGrid);
+EPIGEMM_HOOK_FLAG(AwaitsIdentity, kAwaitsIdentity);
 
 /// Whether the hook can write its reduce outputs' identity itself
 /// (`static constexpr bool kFillsIdentity = true` and
