@@ -24,6 +24,7 @@ std::string_view epilogue_label(EpilogueKind kind) {
     case EpilogueKind::gelu_bias: return "gelu(acc+bias)";
     case EpilogueKind::row_col_bias: return "a*acc+rowb+colb";
     case EpilogueKind::scale_amax: return "acc*s->e4m3+amax";
+    case EpilogueKind::gelu_tanh_bias: return "gelu_tanh(acc+bias)";
   }
   return "?";
 }
@@ -53,6 +54,10 @@ std::string_view epilogue_source(EpilogueKind kind) {
              "    D = accum * scale\n"
              "    amax = amax(D)\n"
              "    return D, amax\n";
+    case EpilogueKind::gelu_tanh_bias:
+      return "def epi(accum, bias):\n"
+             "    D = gelu_tanh(accum + bias)\n"
+             "    return D\n";
   }
   return "";
 }
@@ -74,6 +79,11 @@ EpilogueValues reference_epilogue(EpilogueKind kind, double accum, const Epilogu
     }
     case EpilogueKind::row_col_bias: return {accum * in.alpha + in.row_bias + in.col_bias, nan};
     case EpilogueKind::scale_amax: return {accum * in.scale, nan};
+    case EpilogueKind::gelu_tanh_bias: {
+      const double x = accum + in.row_bias;
+      const double u = std::sqrt(2.0 / std::acos(-1.0)) * (x + 0.044715 * x * x * x);
+      return {0.5 * x * (1.0 + std::tanh(u)), nan};
+    }
   }
   return {nan, nan};
 }
@@ -98,9 +108,12 @@ std::vector<BenchCase> full_suite() {
   const Shape shapes[] = {{8192, 8192, 8192}, {4096, 4096, 4096}, {4096, 14336, 4096},
                           {1024, 1024, 1024}, {16, 8192, 8192},   {128, 8192, 8192}};
   const std::vector<EpilogueKind> all(std::begin(kAllEpilogues), std::end(kAllEpilogues));
+  // bf16 also times the tanh-form GELU, the one cuBLASLt's GELU_BIAS computes.
+  std::vector<EpilogueKind> all_and_gelu_tanh = all;
+  all_and_gelu_tanh.push_back(EpilogueKind::gelu_tanh_bias);
   std::vector<BenchCase> cases;
   for (DType ab : {DType::bf16, DType::f16}) {
-    for (const Shape& s : shapes) cases.push_back({ab, s, all});
+    for (const Shape& s : shapes) cases.push_back({ab, s, ab == DType::bf16 ? all_and_gelu_tanh : all});
     if (ab != DType::bf16) continue;
     // The skinny shapes again with B = W^T of an nn.Linear weight W (N, K).
     for (const Shape& s : {shapes[4], shapes[5]}) {

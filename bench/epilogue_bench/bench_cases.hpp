@@ -28,6 +28,9 @@ enum class EpilogueKind {
   gelu_bias,     ///< D = gelu(accum + bias), bias a row vector (N,)
   row_col_bias,  ///< D = accum*alpha + row_bias + col_bias, (N,) and (M, 1)
   scale_amax,    ///< D = accum*scale into e4m3; amax = amax(D); scale a one-element tensor
+  /// D = gelu_tanh(accum + bias): not one of the six, but the GELU
+  /// that cuBLASLt's GELU_BIAS computes (tanh form), timed beside it.
+  gelu_tanh_bias,
 };
 
 inline constexpr EpilogueKind kAllEpilogues[] = {EpilogueKind::none,      EpilogueKind::alpha_beta,

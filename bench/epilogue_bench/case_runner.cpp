@@ -36,7 +36,8 @@ GemmArguments make_args(EpilogueKind kind, const CaseData& d) {
     case EpilogueKind::none: return args;
     case EpilogueKind::alpha_beta: b = {{"alpha", d.alpha}, {"beta", d.beta}, {"C", d.C.ref()}, {"D", d.D.ref()}}; break;
     case EpilogueKind::relu_aux: b = {{"alpha", d.alpha}, {"C", d.C.ref()}, {"D", d.D.ref()}, {"F", d.F.ref()}}; break;
-    case EpilogueKind::gelu_bias: b = {{"bias", d.row_bias.ref()}, {"D", d.D.ref()}}; break;
+    case EpilogueKind::gelu_bias:
+    case EpilogueKind::gelu_tanh_bias: b = {{"bias", d.row_bias.ref()}, {"D", d.D.ref()}}; break;
     case EpilogueKind::row_col_bias:
       b = {{"alpha", d.alpha}, {"row_bias", d.row_bias.ref()}, {"col_bias", d.col_bias.ref()}, {"D", d.D.ref()}};
       break;
@@ -85,6 +86,7 @@ std::optional<FusedAnchor> fused_anchor(EpilogueKind kind, CaseData& d) {
       f.config.beta = static_cast<float>(d.beta);
       break;
     case EpilogueKind::gelu_bias:
+    case EpilogueKind::gelu_tanh_bias:
       f.name = "cuBLASLt GELU_BIAS";
       f.config.epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
       f.config.bias = d.row_bias.device();
