@@ -2,7 +2,8 @@
 // poisoned: every seed epilogue, every op, load and store kind, reductions
 // (rows, columns, everything; negatives and NaN), several outputs, the
 // accumulator returned as it is, every A/B dtype, major, accumulator and
-// compute type the kernel takes, and every D dtype (fp8 D with its amax).
+// compute type the kernel takes, every D dtype (fp8 D with its amax), and
+// the approximate f32 functions far into their tails.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -84,6 +85,24 @@ TEST_F(Sm90Epilogue, NegativeAndNaNValuesInMaxMinAndAmax) {
   p.add("mn", DType::f32, {1, 1, N}, {}, true);
   p.add("am", DType::f32, {1}, {}, true);
   p.add("nm", DType::f32, {1, M, 1}, {}, true);
+  run_sm90_and_compare(p);
+}
+
+TEST_F(Sm90Epilogue, ApproximateF32FunctionsHoldTheirBoundsFarIntoBothTails) {
+  // In f32, sigmoid, silu, gelu and gelu_tanh are built on the hardware's
+  // approximate ex2 and reciprocal, and `/` is div.full; x ~ N(0, 20^2)
+  // reaches |x| = 60 and more, where a naive form loses its digits or
+  // overflows, and values near 0, where the relative bound is tightest.
+  EPIGEMM_REQUIRE_SM90(driver);
+  GpuProblem p(*driver, rng);
+  const std::int64_t M = 130, N = 72, K = 8;
+  add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
+  p.set_source(
+      "def epi(accum, x):\n    D = sigmoid(x)\n    s = silu(x)\n    g = gelu(x)\n    t = gelu_tanh(x)\n"
+      "    q = accum / x\n    return D, s, g, t, q\n");
+  p.add("x", DType::f32, {1, M, N});
+  p.fill_normal("x", 20.0);
+  for (const char* out : {"D", "s", "g", "t", "q"}) p.add(out, DType::f32, {1, M, N}, {}, true);
   run_sm90_and_compare(p);
 }
 
