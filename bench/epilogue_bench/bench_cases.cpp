@@ -1,6 +1,7 @@
 // The benchmark's case lists, epilogue sources and their reference math.
-// The sources are the six epilogues, written as a user would write
-// them; the reference math mirrors each in double precision.
+// The sources are the six epilogues and the tanh-form GELU, written
+// as a user would write them; the reference math mirrors each in double
+// precision.
 #include "bench_cases.hpp"
 
 #include <charconv>

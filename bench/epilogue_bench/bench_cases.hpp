@@ -109,7 +109,8 @@ struct BenchCase {
 inline bool k_major_b(DType ab) noexcept { return is_fp8(ab) || ab == DType::tf32 || is_integer(ab); }
 
 /// Every case of the issue: bf16 and f16 at six shapes with all six
-/// epilogues (B row-major), plus bf16 M = 16 and 128, N = K = 8192 with a
+/// epilogues (B row-major; bf16 also with gelu_tanh_bias, informational),
+/// plus bf16 M = 16 and 128, N = K = 8192 with a
 /// column-major B (all six epilogues); fp8 e4m3 8192^3 with none and
 /// scale_amax twice: epigemm's and cuBLASLt's fast accumulation, then both precise (each library's default);
 /// then tf32 (f32 D) and int8 (i32 D) at 8192^3 and 4096^3 with none and
