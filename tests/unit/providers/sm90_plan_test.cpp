@@ -417,6 +417,27 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   EXPECT_EQ(plan.staged_output, -1);
 }
 
+TEST(Sm90Plan, LoopsOverChunksOnlyForLongEpilogues) {
+  // Calls `fn` on the accumulator, computing in `compute`.
+  const auto loops = [](const std::string& fn, DType compute) {
+    const std::string source = "def epi(accum):\n    D = " + fn + "(accum)\n    return D\n";
+    Sm90Plan plan;
+    EXPECT_TRUE(HostProblem(DType::bf16, {64, 16}, {}, {16, 64}, {}, DType::bf16, {}, DType::f32, compute, source)
+                    .plan(kBig16, plan));
+    return plan.loop_chunks;
+  };
+  EXPECT_FALSE(loops("relu", DType::f32));
+  // One ex2 and one reciprocal in f32: as short as the arithmetic.
+  EXPECT_FALSE(loops("sigmoid", DType::f32));
+  EXPECT_FALSE(loops("silu", DType::f32));
+  EXPECT_FALSE(loops("gelu_tanh", DType::f32));
+  // The math library's forms.
+  EXPECT_TRUE(loops("gelu", DType::f32));
+  EXPECT_TRUE(loops("tanh", DType::f32));
+  EXPECT_TRUE(loops("exp", DType::f32));
+  EXPECT_TRUE(loops("silu", DType::bf16));
+}
+
 TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     SCOPED_TRACE(c.shape_name());
