@@ -21,17 +21,18 @@ SPANS = [(0, 1, "start->1st data"), (1, 2, "1st->last data"), (2, 3, "last data-
 flush = torch.empty(64 << 20, device="cuda", dtype=torch.float32)  # 256 MB, read to flush L2
 
 
-def records(D, M, N):
-    """The (globaltimer[8], clock64[8]) pairs written into D, one per consumer (64 bytes each)."""
+def records(D, M, N, rows=2):
+    """The (globaltimer[8], clock64[8]) pairs written into D, one per consumer (64 bytes each);
+    with rows > 2, each record also holds the next rows' eight values (trace_k.patch writes four)."""
     Db = D.view(torch.uint8)
     row_bytes = N * D.element_size()
     found = []
-    for m in range(0, M - 1, 64):
+    for m in range(0, M - rows + 1, 64):
         for b in range(0, row_bytes - 63, 64):
             gt = Db[0, m, b:b + 64].clone().view(torch.int64).tolist()
-            ck = Db[0, m + 1, b:b + 64].clone().view(torch.int64).tolist()
             if 1e15 < gt[0] < 1e20 and gt[0] <= gt[5] < gt[0] + 10**7:
-                found.append((gt, ck))
+                found.append(tuple([gt] + [Db[0, m + r, b:b + 64].clone().view(torch.int64).tolist()
+                                           for r in range(1, rows)]))
     return found
 
 
