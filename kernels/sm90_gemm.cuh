@@ -565,6 +565,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_sync();  // the peer's barriers exist before anyone signals them
   else
     __syncthreads();
+  // Launched as the programmatic dependent of the stream's previous kernel:
+  // nothing above touched global memory, and nothing below may until that
+  // kernel is done with what this grid reads and writes. After an identity
+  // fill the wait comes later (IdentityWait): the fill started in stream
+  // order, so the kernels before it are done and the main loop overlaps it.
+  // (This grid does not let its own dependents start early: a trigger at its
+  // start made back-to-back M = 128 GEMMs 20% slower, one after its last
+  // main loop gained nothing over the implicit one at its end.)
+  if (!(AwaitsIdentity<Epi>::value && params.identity_flag == nullptr)) grid_dependency_wait();
 
   if (warpgroup == 0) {
     setmaxnreg_dec<Cfg::kProducerRegs>();

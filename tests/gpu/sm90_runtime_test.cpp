@@ -1,14 +1,18 @@
 // The sm90 provider around the kernel: problems it rejects (with the reason)
 // run on simt through get_operators; operators exist for sm_90 only and carry
 // their metadata; run() is graph-capturable, loads nothing when warm, and
-// encodes tensor maps only when operands change.
+// encodes tensor maps only when operands change; launched as a programmatic
+// dependent, it waits for the previous kernel before touching memory.
 
+#include <algorithm>
 #include <set>
+#include <vector>
 
 #include "gpu/graph_replay.hpp"
 #include "gpu/sm90_problem.hpp"
 #include "providers/sm90/sm90_operator.hpp"
 #include "runtime/kernel_cache.hpp"
+#include "runtime/nvrtc.hpp"
 
 namespace epigemm::testing {
 namespace {
@@ -167,6 +171,79 @@ TEST_F(Sm90Runtime, CapturedRunWithReductionsReplaysWithNewData) {
   const GemmArguments args = p.args(true, DType::f32, DType::f32);
   Operator op = get_operators(args, sm90_query()).at(0);
   expect_graph_replays_match_reference(*driver, p, op, args);
+}
+
+// A kernel that lets its programmatic dependents launch at once, waits
+// `wait_ns`, then copies `a_src` over `a` and reads `d` into `d_seen`.
+constexpr char kEarlyTriggerSource[] = R"(
+extern "C" __global__ void late_writer(unsigned* a, const unsigned* a_src, const unsigned* d, unsigned* d_seen,
+                                       long long a_words, long long d_words, unsigned long long wait_ns) {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while (t - t0 < wait_ns);
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < a_words; i += step) a[i] = a_src[i];
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < d_words; i += step) d_seen[i] = d[i];
+}
+)";
+
+TEST_F(Sm90Runtime, ProgrammaticDependentGemmWaitsForThePreviousKernel) {
+  // The previous kernel lets the GEMM launch at once but writes the GEMM's
+  // A, and reads its D, only 300 us later: the GEMM must neither read A nor
+  // write D before that (A holds NaN until then; D's poison must be what
+  // the previous kernel read).
+  EPIGEMM_REQUIRE_SM90(driver);
+  if (!driver->device_info(0).programmatic_launch) GTEST_SKIP() << "no programmatic dependent launch here";
+  const std::int64_t M = 256, N = 512, K = 192;
+  GpuProblem p(*driver, rng);
+  p.add_ab(DType::bf16, DType::bf16, 1, M, N, K);
+  p.set_source("def epi(accum):\n    D = accum\n    return D\n");
+  p.add("D", DType::bf16, {1, M, N}, {}, true);
+  GpuProblem::Operand& a = p.operand("A");
+  GpuProblem::Operand& d = p.operand("D");
+  runtime::DeviceBuffer a_src(*driver, 0, a.bytes), d_seen(*driver, 0, d.bytes);
+  a_src.upload(a.host->ref().data, a.bytes);
+
+  runtime::CompileRequest request;
+  request.source = kEarlyTriggerSource;
+  request.arch = runtime::arch_name(90);
+  const runtime::CompileResult compiled = runtime::nvrtc_compile(request);
+  const runtime::Module module = runtime::Module::load(*driver, compiled.cubin, "late_writer");
+  const CUfunction late_writer = module.function("late_writer");
+
+  const GemmArguments args = p.args(true, DType::f32, DType::f32);
+  Operator op = get_operators(args, sm90_query()).at(0);
+  CUstream stream = nullptr;
+  driver->check(driver->stream_create(&stream, CU_STREAM_NON_BLOCKING), "creating a stream");
+  for (unsigned char poison : {0xFF, 0x5A}) {
+    a.device.fill_bytes(0xFF, stream);  // bf16 NaN
+    p.poison_outputs(poison, stream);
+    void* a_ptr = a.device_ref.data;
+    void* src_ptr = a_src.data();
+    void* d_ptr = d.device_ref.data;
+    void* seen_ptr = d_seen.data();
+    long long a_words = static_cast<long long>(a.bytes / 4), d_words = static_cast<long long>(d.bytes / 4);
+    unsigned long long wait_ns = 300'000;
+    void* params[] = {&a_ptr, &src_ptr, &d_ptr, &seen_ptr, &a_words, &d_words, &wait_ns};
+    runtime::LaunchConfig config;
+    config.grid = {4, 1, 1};  // most SMs stay free for the GEMM
+    config.block = {256, 1, 1};
+    config.stream = stream;
+    driver->launch(late_writer, config, params);
+    op.run(args, stream);
+    driver->check(driver->stream_synchronize(stream), "running the kernel and the GEMM");
+    const std::string context = op.name() + ", poison byte " + std::to_string(poison);
+    p.run_reference_once(DType::f32, DType::f32);
+    p.compare_outputs(context);
+    std::vector<unsigned char> seen(d.bytes);
+    d_seen.download(seen.data(), seen.size());
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), poison), static_cast<std::ptrdiff_t>(seen.size()))
+        << context << ": D was written before the previous kernel read it";
+  }
+  driver->check(driver->stream_destroy(stream), "destroying the stream");
 }
 
 }  // namespace

@@ -143,7 +143,6 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
                    "finding the sm90 identity-fill kernel");
     }
   }
-  k.overlap_fill = k.fill != nullptr && driver.device_info(p.device_index).programmatic_launch;
   // Persistent grid: one CTA per SM, in whole clusters that fit together.
   const int sms = driver.device_info(p.device_index).sm_count;
   if (config_.cluster_m == 1) {
@@ -271,10 +270,12 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   config.block = {static_cast<unsigned>(kSm90Threads), 1, 1};
   config.shared_bytes = k.shared_bytes;
   config.cluster = {static_cast<unsigned>(cm), 1, 1};
-  // After a fill the GEMM may start as soon as the fill's blocks have begun:
-  // its main loop overlaps them, and it waits for their writes before it
-  // first adds to a reduce output (griddepcontrol.wait).
-  config.programmatic_dependency = counter == nullptr && k.overlap_fill;
+  // A programmatic dependent of the stream's previous kernel: the GEMM's
+  // launch and set-up overlap that kernel's last blocks, and it waits for
+  // them (griddepcontrol.wait) before it touches global memory. After a
+  // fill it waits only before it first adds to a reduce output, so its main
+  // loop overlaps the fill.
+  config.programmatic_dependency = driver.device_info(device).programmatic_launch;
   void* params[] = {&maps.a, &maps.b, &maps.d, &maps.c, &maps.f, &gemm, hook};
   driver.launch(k.gemm, config, params);
   if (counter != nullptr) ++counter->launches;

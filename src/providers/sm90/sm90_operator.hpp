@@ -60,7 +60,6 @@ class Sm90Operator final : public OperatorImpl {
     CUfunction fill = nullptr;
     unsigned max_ctas = 0;
     unsigned shared_bytes = 0;
-    bool overlap_fill = false;  ///< the GEMM starts beside the fill (programmatic dependent launch)
   };
 
   Status check_device(const Problem& problem) const;
