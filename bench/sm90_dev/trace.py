@@ -4,7 +4,8 @@
 # on, then on the GPU:  PYTHONPATH=build/python python3 bench/sm90_dev/trace.py
 # Each consumer warpgroup writes its globaltimer and clock64 readings over the
 # first two rows of its last tile's part of D (D's values are lost, so nothing
-# here checks results). Printed per problem: when, after the first consumer
+# here checks results); globaltimer slot 6 holds the SM, slot 7 the CTA's
+# kernel entry (before its barriers' init). Printed per problem: when, after the first consumer
 # started, the first and last stages arrived, the main loop ended, the stores
 # were issued and done (min / median / max over consumers), the same spans in
 # SM cycles, streaming cycles by SM, and the whole span per repetition.
