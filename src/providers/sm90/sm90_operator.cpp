@@ -271,10 +271,10 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   config.shared_bytes = k.shared_bytes;
   config.cluster = {static_cast<unsigned>(cm), 1, 1};
   // A programmatic dependent of the stream's previous kernel: the GEMM's
-  // launch and set-up overlap that kernel's last blocks, and it waits for
-  // them (griddepcontrol.wait) before it touches global memory. After a
-  // fill it waits only before it first adds to a reduce output, so its main
-  // loop overlaps the fill.
+  // launch and set-up may overlap the end of that kernel, and it waits for
+  // it (griddepcontrol.wait) before it touches global memory. After a fill
+  // it waits only before it first adds to a reduce output, so its main loop
+  // overlaps the fill.
   config.programmatic_dependency = driver.device_info(device).programmatic_launch;
   void* params[] = {&maps.a, &maps.b, &maps.d, &maps.c, &maps.f, &gemm, hook};
   driver.launch(k.gemm, config, params);
