@@ -1,6 +1,8 @@
 // Encodes the sm90 kernel's tensor maps (3-D, 128-byte swizzle, or 64- or
-// 32-byte for the narrow chunks of D and the staged input; 4-D A and B for grouped-k tiles; boxes as kernels/sm90_gemm_config.cuh expects) and
-// keeps the last set per operator.
+// 32-byte for the narrow chunks of D and the staged input; 4-D A and B for
+// grouped-k tiles; boxes as kernels/sm90_gemm_config.cuh expects; A's and
+// B's L2 promotion by sm90_operand_promotion) and keeps the last set per
+// operator.
 #include "providers/sm90/sm90_tensor_maps.hpp"
 
 #include <cstring>
@@ -29,20 +31,24 @@ bool same_maps(const Sm90Plan& x, const Sm90Plan& y) {
          x.staged_output == y.staged_output && (x.staged_output < 0 || same_view(x.f, y.f));
 }
 
-// 3-D maps ask L2 to fetch 128-byte lines: against 256-byte ones the skinny
-// streams ran ~2% faster (H200, bf16: M = 128, N = K = 8192 0.0381 ->
-// 0.0374 ms, M = 16 0.0367 -> 0.0361), the large shapes the same, and rows
-// whose pitch is not a multiple of 128 bytes ~13% faster (3000^3 0.160 ->
-// 0.138 ms). The grouped 4-D maps keep 256-byte lines (not yet compared).
+/// Whether an operand is read by at most two tiles (`across` the extent
+/// along which tiles of `tile` share it), which the tile order runs side by
+/// side; one shared by every batch is reused across batches, however few
+/// its tiles.
+bool streamed_once(std::int64_t across, int tile, std::int64_t L, bool batched) {
+  return (L == 1 || batched) && (across + tile - 1) / tile <= 2;
+}
+
 void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned box0, unsigned box1, const char* what,
-                CUtensorMap& map, CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
+                CUtensorMap& map, CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B,
+                CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   const cuuint64_t dims[3] = {v.dims[0], v.dims[1], v.dims[2]};
   const cuuint64_t strides[2] = {v.strides[0], v.strides[1]};
   const cuuint32_t box[3] = {box0, box1, 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   driver.check(driver.tensor_map_encode_tiled(&map, map_type(v.dtype), 3, const_cast<void*>(v.data), dims, strides,
                                               box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                              swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                                              swizzle, promotion,
                                               CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                what);
 }
@@ -76,10 +82,8 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
   g.a_batched = plan.a_batched ? 1 : 0;
   g.b_batched = plan.b_batched ? 1 : 0;
   g.c_batched = plan.c_batched ? 1 : 0;
-  // A shared by every batch is reused across batches, however few its tiles.
-  const bool one_batch = p.L == 1;
-  g.a_evict_first = (one_batch || plan.a_batched) && (p.N + config.bn - 1) / config.bn <= 2 ? 1 : 0;
-  g.b_evict_first = (one_batch || plan.b_batched) && (p.M + config.bm - 1) / config.bm <= 2 ? 1 : 0;
+  g.a_evict_first = streamed_once(p.N, config.bn, p.L, plan.a_batched) ? 1 : 0;
+  g.b_evict_first = streamed_once(p.M, config.bm, p.L, plan.b_batched) ? 1 : 0;
   g.a_box_rows = sm90_a_box_rows(p.M, config);
   g.b_box_rows = sm90_b_box_rows(p.N, config, plan.b_k_major);
   g.d = const_cast<void*>(plan.d.data);
@@ -91,6 +95,16 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
     g.f_batch = plan.f_batch;
   }
   return g;
+}
+
+CUtensorMapL2promotion sm90_operand_promotion(const Sm90Plan& plan, const Sm90TileConfig& config,
+                                              const Sm90TmaView& operand) noexcept {
+  // D's view is {N, M, L}.
+  const auto M = static_cast<std::int64_t>(plan.d.dims[1]), N = static_cast<std::int64_t>(plan.d.dims[0]),
+             L = static_cast<std::int64_t>(plan.d.dims[2]);
+  const bool skinny = streamed_once(N, config.bn, L, plan.a_batched) || streamed_once(M, config.bm, L, plan.b_batched);
+  return skinny || operand.strides[0] % 128 != 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                 : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
 }
 
 void Sm90TensorMaps::get(const runtime::Driver& driver, const Sm90Plan& plan, Sm90Maps& out) {
@@ -128,15 +142,17 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
                      "encoding the TMA tensor map of B", maps_.b);
     } else {  // {N, K, L}: per 64-column chunk, a box of k_group k-blocks of rows
       encode_one(driver, plan.b, 64, static_cast<unsigned>(bk * config_.k_group), "encoding the TMA tensor map of B",
-                 maps_.b);
+                 maps_.b, CU_TENSOR_MAP_SWIZZLE_128B, sm90_operand_promotion(plan, config_, plan.b));
     }
   } else {
     // A: K-major {K, M, L} in boxes of bk x bm; M-major {M, K, L} in 64 x bk.
     const unsigned a0 = plan.a_k_major ? bk : 64, a1 = plan.a_k_major ? config_.bm : bk;
     // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk.
     const unsigned b0 = plan.b_k_major ? bk : 64, b1 = plan.b_k_major ? config_.bn / config_.cluster_m : bk;
-    encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a);
-    encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b);
+    encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a, CU_TENSOR_MAP_SWIZZLE_128B,
+               sm90_operand_promotion(plan, config_, plan.a));
+    encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b, CU_TENSOR_MAP_SWIZZLE_128B,
+               sm90_operand_promotion(plan, config_, plan.b));
   }
   encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
   // The staged input's chunks share D's slots, so its map is D's shape of box.

@@ -660,6 +660,27 @@ TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
             std::pair(0, 1));
 }
 
+TEST(Sm90Plan, SkinnyProblemsAndUnalignedRowsPromoteOperandLoadsTo128ByteLines) {
+  const Sm90TileConfig narrow{64, 64, 1, 13, Sm90OperandClass::bits16};
+  const auto promotions = [&](const HostProblem& hp) {
+    Sm90Plan plan;
+    EXPECT_TRUE(hp.plan(narrow, plan));
+    return std::pair{detail::sm90_operand_promotion(plan, narrow, plan.a),
+                     detail::sm90_operand_promotion(plan, narrow, plan.b)};
+  };
+  constexpr auto k128 = CU_TENSOR_MAP_L2_PROMOTION_L2_128B, k256 = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  // M = 16: B is streamed once, so both operands' loads promote to 128 bytes.
+  EXPECT_EQ(promotions(HostProblem(DType::bf16, {16, 256}, {}, {256, 512}, {1, 256}, DType::bf16)),
+            std::pair(k128, k128));
+  // Eight tiles each way, rows of 512 bytes: 256-byte lines.
+  EXPECT_EQ(promotions(HostProblem(DType::bf16, {512, 256}, {}, {256, 512}, {1, 256}, DType::bf16)),
+            std::pair(k256, k256));
+  // K = 200: A's rows and a column-major B's are 400 bytes apart.
+  EXPECT_EQ(promotions(HostProblem(DType::bf16, {512, 200}, {}, {200, 512}, {1, 200}, DType::bf16)),
+            std::pair(k128, k128));
+  EXPECT_EQ(promotions(HostProblem(DType::bf16, {512, 200}, {}, {200, 512}, {}, DType::bf16)), std::pair(k128, k256));
+}
+
 TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
   Sm90Plan plan;
