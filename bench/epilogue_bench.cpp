@@ -30,6 +30,7 @@ constexpr std::size_t kFlushBytes = std::size_t{256} << 20;
 
 struct Flags {
   bool quick = false;
+  bool sweep = false;
   bool list = false;
   std::string json_path = "epilogue_bench.jsonl";
   std::string only;  // run only rows whose "dtype shape epilogue" contains this
@@ -41,10 +42,12 @@ struct Flags {
 };
 
 const char* kUsage =
-    "usage: epilogue_bench [--quick] [--list] [--json PATH] [--only TEXT] [--shape MxNxK]... [--operator NAME]\n"
-    "                      [--seed N] [--reps N] [--budget SECONDS] [--min-reps N] [--max-reps N]\n"
-    "                      [--samples N]\n"
+    "usage: epilogue_bench [--quick | --sweep] [--list] [--json PATH] [--only TEXT] [--shape MxNxK]...\n"
+    "                      [--operator NAME] [--seed N] [--reps N] [--budget SECONDS] [--min-reps N]\n"
+    "                      [--max-reps N] [--samples N]\n"
     "  --quick      three small cases (bf16 4096^3, bf16 16x8192x8192, e4m3 4096^3) instead of the suite\n"
+    "  --sweep      24 shapes beyond the suite (bf16, B row-major, all six epilogues; 0.3 s per row\n"
+    "               unless --budget): square sizes, LLM projections, short K, skinny M and N\n"
     "  --list       print the rows that would run, then exit\n"
     "  --json PATH  where the results go, one JSON object per line (default epilogue_bench.jsonl)\n"
     "  --only TEXT  only rows whose \"dtype shape epilogue\" label contains TEXT (e.g. \"bf16 8192^3\",\n"
@@ -62,6 +65,7 @@ const char* kUsage =
 
 Flags parse_flags(int argc, char** argv) {
   Flags f;
+  bool budget_given = false;
   auto value = [&](int& i) -> std::string {
     if (i + 1 >= argc) throw eb::BenchError(std::string("missing value after ") + argv[i]);
     return argv[++i];
@@ -69,6 +73,7 @@ Flags parse_flags(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") f.quick = true;
+    else if (a == "--sweep") f.sweep = true;
     else if (a == "--list") f.list = true;
     else if (a == "--json") f.json_path = value(i);
     else if (a == "--only") f.only = value(i);
@@ -76,7 +81,7 @@ Flags parse_flags(int argc, char** argv) {
     else if (a == "--operator") f.runner.pin = value(i);
     else if (a == "--seed") f.seed = std::stoull(value(i)), f.seed_given = true;
     else if (a == "--reps") f.runner.timer.fixed_reps = std::stoi(value(i));
-    else if (a == "--budget") f.runner.timer.budget_s = std::stod(value(i));
+    else if (a == "--budget") f.runner.timer.budget_s = std::stod(value(i)), budget_given = true;
     else if (a == "--min-reps") f.runner.timer.min_reps = std::stoi(value(i));
     else if (a == "--max-reps") f.runner.timer.max_reps = std::stoi(value(i));
     else if (a == "--samples") f.runner.samples = std::stoi(value(i));
@@ -88,6 +93,10 @@ Flags parse_flags(int argc, char** argv) {
     }
   }
   if (f.quick) f.runner.timer.budget_s = std::min(f.runner.timer.budget_s, 0.4);
+  if (f.sweep && !budget_given) f.runner.timer.budget_s = 0.3;
+  if (f.quick + f.sweep + !f.shapes.empty() > 1) {
+    throw eb::BenchError("--quick, --sweep and --shape exclude each other");
+  }
   return f;
 }
 
@@ -106,7 +115,10 @@ std::string row_label(const eb::BenchCase& c, eb::EpilogueKind kind) {
 std::vector<eb::BenchCase> select_cases(const Flags& flags) {
   std::vector<eb::BenchCase> cases;
   const std::vector<eb::BenchCase> suite =
-      !flags.shapes.empty() ? eb::custom_suite(flags.shapes) : flags.quick ? eb::quick_suite() : eb::full_suite();
+      !flags.shapes.empty() ? eb::custom_suite(flags.shapes)
+      : flags.quick         ? eb::quick_suite()
+      : flags.sweep         ? eb::sweep_suite()
+                            : eb::full_suite();
   for (eb::BenchCase c : suite) {
     std::vector<eb::EpilogueKind> kept;
     for (eb::EpilogueKind k : c.epilogues) {
@@ -126,6 +138,12 @@ std::string utc_now() {
   return buffer;
 }
 
+const char* mode_name(const Flags& flags) {
+  if (flags.quick) return "quick";
+  if (flags.sweep) return "sweep";
+  return flags.shapes.empty() ? "full" : "shapes";
+}
+
 std::string meta_json(const Flags& flags, const cudaDeviceProp& prop, int target_sm, double flush_ms) {
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
@@ -135,7 +153,7 @@ std::string meta_json(const Flags& flags, const cudaDeviceProp& prop, int target
     << ",\"sm\":" << target_sm << ",\"sm_count\":" << prop.multiProcessorCount
     << ",\"l2_bytes\":" << prop.l2CacheSize << ",\"cuda_driver_api\":" << driver << ",\"cuda_runtime\":" << runtime
     << ",\"cublaslt\":" << cublasLtGetVersion() << ",\"seed\":" << flags.seed
-    << ",\"mode\":" << eb::json_string(flags.quick ? "quick" : "full") << ",\"only\":" << eb::json_string(flags.only)
+    << ",\"mode\":" << eb::json_string(mode_name(flags)) << ",\"only\":" << eb::json_string(flags.only)
     << ",\"flush\":\"read\",\"flush_bytes\":" << kFlushBytes << ",\"flush_ms\":" << flush_ms
     << ",\"budget_s\":" << flags.runner.timer.budget_s << ",\"fixed_reps\":" << flags.runner.timer.fixed_reps
     << ",\"samples\":" << flags.runner.samples << "}}";

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # Turns epilogue_bench's JSON lines into bench/RESULTS.md (date, GPU, driver,
 # commit, command, the table, the targets) and bench/results.png (a
-# bar chart of epigemm's time over cuBLASLt's), then prints the table last.
+# bar chart of epigemm's time over cuBLASLt's), or for --sweep runs
+# bench/SWEEP.md and bench/sweep.png, then prints the table last.
 import argparse
 import json
 import math
+import os
 import sys
 
 
@@ -229,8 +231,9 @@ def main():
     meta, rows = load(a.json)
     chart = write_chart(rows, a.png)
     cuda_driver = meta.get("cuda_driver_api", 0)
+    sweep = meta.get("mode") == "sweep"
     lines = [
-        "# epigemm benchmark results",
+        "# epigemm shape sweep (beyond the issue's suite)" if sweep else "# epigemm benchmark results",
         "",
         f"- date: {meta.get('date', '?')}",
         f"- GPU: {meta.get('gpu', '?')} (sm_{meta.get('sm', '?')}, {meta.get('sm_count', '?')} SMs, "
@@ -243,6 +246,10 @@ def main():
         f"; seed {meta.get('seed', '?')}; exit status {a.status}",
         "",
     ]
+    if sweep:
+        lines += ["Shapes beyond the issue's suite (`epilogue_bench --sweep`: bf16, B row-major, all six epilogues): "
+                  "where the tile heuristic or the kernel trails cuBLASLt. No targets; the suite's table is "
+                  "bench/RESULTS.md.", ""]
     if meta.get("mode") == "quick" or meta.get("only"):
         lines += ["Partial run (--quick or --only): not every row of the suite is here; `bench/run.sh` runs them all.",
                   ""]
@@ -259,13 +266,13 @@ def main():
         "BW frac = weights bytes / time over the bandwidth of a device-to-device copy of the weights "
         "measured in the same run (bytes read + written). [fallback] marks rows the sm90 provider did not run.",
         "",
-        B_LAYOUT_TEXT,
+        "B layout: row-major (N contiguous) in every row." if sweep else B_LAYOUT_TEXT,
         "",
         markdown_table(rows),
         "",
     ]
     if chart:
-        lines += ["![epigemm / cuBLASLt time ratios](results.png)", ""]
+        lines += [f"![epigemm / cuBLASLt time ratios]({os.path.basename(a.png)})", ""]
     tgt = targets(rows)
     if tgt:
         met = sum(1 for _, _, ok in tgt if ok)

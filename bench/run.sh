@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The benchmark in one command: builds epigemm (Release) and bench/epilogue_bench,
 # runs it (epigemm vs cuBLASLt, interleaved, L2 flushed, medians, spot-checked),
-# then bench/report.py writes bench/RESULTS.md and bench/results.png and prints the table last.
+# then bench/report.py writes bench/RESULTS.md and bench/results.png and prints the table last
+# (with --sweep, shapes beyond the suite: bench/SWEEP.md and bench/sweep.png).
 #
-# usage: bench/run.sh [--no-build] [epilogue_bench flags: --quick, --only TEXT, --shape MxNxK, --operator NAME, ...]
+# usage: bench/run.sh [--no-build] [epilogue_bench flags: --quick, --sweep, --only TEXT, --shape MxNxK, ...]
 #   --no-build               use the binary already in the build directory (e.g. one built on another machine)
 #   EPIGEMM_BENCH_BUILD=DIR  build directory (default: build-bench in the repository)
 #   EPIGEMM_BENCH_JOBS=N     build parallelism (default: nproc)
@@ -17,8 +18,12 @@ command="bench/run.sh $*"
 
 no_build=0
 args=()
+# --sweep (shapes beyond the suite) reports to bench/SWEEP.md, the suite to bench/RESULTS.md.
+markdown=$root/bench/RESULTS.md
+png=$root/bench/results.png
 for a in "$@"; do
   if [[ $a == --no-build ]]; then no_build=1; else args+=("$a"); fi
+  if [[ $a == --sweep ]]; then markdown=$root/bench/SWEEP.md; png=$root/bench/sweep.png; fi
 done
 
 if [[ $no_build == 0 ]]; then
@@ -60,16 +65,16 @@ if [[ -n ${OUT:-} ]]; then
   mkdir -p "$OUT"
   cp "$results" "$log" "$OUT/" 2> /dev/null
 fi
-python3 "$root/bench/report.py" "$results" --markdown "$root/bench/RESULTS.md" --png "$root/bench/results.png" \
+python3 "$root/bench/report.py" "$results" --markdown "$markdown" --png "$png" \
   --commit "$commit" --command "$command" --driver "${driver:-unknown}" --status "$status" > "$build/bench/report.txt" 2>&1
 report_status=$?
-# The runtime's numbers (compile, disk-cache load, warm run() overhead).
-if [[ -x $build/bench/runtime_bench ]]; then
-  "$build/bench/runtime_bench" > "$build/bench/runtime.md" 2>&1 && cat "$build/bench/runtime.md" >> "$root/bench/RESULTS.md"
+# The runtime's numbers (compile, disk-cache load, warm run() overhead), with the suite.
+if [[ -x $build/bench/runtime_bench && $markdown == */RESULTS.md ]]; then
+  "$build/bench/runtime_bench" > "$build/bench/runtime.md" 2>&1 && cat "$build/bench/runtime.md" >> "$markdown"
   cat "$build/bench/runtime.md" >> "$build/bench/report.txt"
 fi
 if [[ -n ${OUT:-} ]]; then
-  cp "$root/bench/RESULTS.md" "$root/bench/results.png" "$build/bench/report.txt" "$OUT/" 2> /dev/null
+  cp "$markdown" "$png" "$build/bench/report.txt" "$OUT/" 2> /dev/null
 fi
 cat "$build/bench/report.txt"
 [[ $report_status == 0 ]] || exit "$report_status"

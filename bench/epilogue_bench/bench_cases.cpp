@@ -142,6 +142,25 @@ std::vector<BenchCase> custom_suite(const std::vector<Shape>& shapes) {
   return cases;
 }
 
+std::vector<BenchCase> sweep_suite() {
+  const Shape shapes[] = {
+      // Square, between the suite's sizes; 1000 and 3000 have rows that are
+      // 16-byte but not 128-byte multiples, 4095 not even 16-byte ones.
+      {512, 512, 512}, {768, 768, 768}, {1536, 1536, 1536}, {2048, 2048, 2048}, {3072, 3072, 3072},
+      {6144, 6144, 6144}, {1000, 1000, 1000}, {3000, 3000, 3000}, {4095, 4095, 4095},
+      // LLM projections (tokens x out x in) and a long M.
+      {256, 8192, 8192}, {512, 8192, 8192}, {512, 4096, 4096}, {2048, 4096, 4096}, {1024, 14336, 4096},
+      {1024, 4096, 14336}, {2048, 11008, 4096}, {16384, 4096, 4096},
+      // Short K, and a skinny N.
+      {8192, 8192, 1024}, {4096, 4096, 512}, {8192, 1024, 8192}, {8192, 128, 8192},
+      // Skinny M.
+      {64, 4096, 4096}, {32, 8192, 8192}, {8, 4096, 4096}};
+  const std::vector<EpilogueKind> all(std::begin(kAllEpilogues), std::end(kAllEpilogues));
+  std::vector<BenchCase> cases;
+  for (const Shape& s : shapes) cases.push_back({DType::bf16, s, all});
+  return cases;
+}
+
 Shape parse_shape(const std::string& text) {
   // Sizes separated by 'x' (three of them), or one size followed by "^3".
   std::vector<std::int64_t> sizes;

@@ -124,6 +124,11 @@ std::vector<BenchCase> quick_suite();
 /// of `shapes` with all six epilogues (the 16-bit part of full_suite() at
 /// other shapes).
 std::vector<BenchCase> custom_suite(const std::vector<Shape>& shapes);
+/// Shapes beyond the suite, bf16 with B row-major, all six
+/// epilogues: square sizes between the suite's (with rows that are not
+/// multiples of 128 or 16 bytes), LLM projections, short K, and skinny M and
+/// N. Where the tile heuristic or the kernel trails cuBLASLt shows here.
+std::vector<BenchCase> sweep_suite();
 /// Parses "MxNxK" (or "S^3"); throws BenchError when it is not one.
 Shape parse_shape(const std::string& text);
 
