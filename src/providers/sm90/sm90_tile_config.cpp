@@ -122,8 +122,10 @@ std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
 
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
-/// on 64x128).
-constexpr double kPingpongMinWaves = 4.0;
+/// on 64x128). Two are enough: at 2048^3 (bf16, H200, 2026-11-30) 128x128
+/// pingpong took 1.008x cuBLASLt's time alone and 1.144x with gelu+bias,
+/// 128x256 cooperative (one wave of 64 tiles) 1.015x and 1.182x.
+constexpr double kPingpongMinWaves = 2.0;
 
 /// Modelled cost of promotion (precise fp8 accumulation): each consumer
 /// adds a fragment into its f32 accumulators every k-block, beside its next

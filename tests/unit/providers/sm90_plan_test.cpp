@@ -572,8 +572,9 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(shape_of(best_for(8192, 8192, 8192)), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(shape_of(best_for(4096, 4096, 4096)), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(shape_of(best_for(4096, 14336, 4096)), "128x128x64_c1x1_pingpong");
-  // Two tiles per CTA leave a pingpong consumer nothing to hide behind.
-  EXPECT_EQ(shape_of(best_for(2048, 2048, 2048)), "128x256x64_c1x1");
+  // Two tiles per CTA are enough for pingpong (one consumer's epilogue under
+  // the other's main loop); one is not (1024^3 above).
+  EXPECT_EQ(shape_of(best_for(2048, 2048, 2048)), "128x128x64_c1x1_pingpong");
 }
 
 TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
