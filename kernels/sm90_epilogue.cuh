@@ -121,6 +121,12 @@ inline constexpr bool kAuxInRing = !Cfg::kPingpong && Cfg::kClusterM == 1 && Cfg
 /// rule (Sm90TileConfig::begins_chunk_early) must agree with the kernel's.
 EPIGEMM_HOOK_FLAG(HoldsVectors, kHoldsVectors);
 
+/// Whether D's rows, batches or pointer are not 16-byte aligned, so that TMA
+/// cannot store it (`static constexpr bool kStoresDByThreads = true`): every
+/// chunk of D then leaves through the threads (copy_ragged_chunk), and the
+/// kernel's D map is a placeholder it never uses.
+EPIGEMM_HOOK_FLAG(StoresDByThreads, kStoresDByThreads);
+
 /// Whether a hook asks to prefetch its inputs when a tile's main loop starts:
 /// a hook defining `static constexpr bool kPrefetchInputs = true` and
 ///   __device__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const;
@@ -575,17 +581,18 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
   const ChunkPlaces<Cfg> places(warp, lane);
   u32 aux[kAux ? Cfg::kChunksPerWg : 1][kChunkWords<Cfg>];
 
-  // Issues the TMA stores (or the ragged edge's thread stores) of chunks
-  // first .. first + count - 1 of a tensor mapped by `map`, chunk first + s
-  // staged at slot0 + s * stride.
+  constexpr bool kDByThreads = StoresDByThreads<Epi>::value;
+  // Issues the TMA stores (or the ragged edge's thread stores, or with
+  // `by_threads` every chunk's) of chunks first .. first + count - 1 of a
+  // tensor mapped by `map`, chunk first + s staged at slot0 + s * stride.
   const auto store_slots = [&](const CUtensorMap* map, void* base, long long ld, long long batch, int first,
-                               int count, u32 slot0, u32 stride) {
+                               int count, u32 slot0, u32 stride, bool by_threads) {
 #pragma unroll
     for (int s = 0; s < count; ++s) {
       const int col0 = n_base + (first + s) * Cfg::kChunkCols;
       if (col0 >= N || m_base >= M) continue;  // wholly outside D
       const u32 slot = slot0 + s * stride;
-      if (ragged_n && col0 + Cfg::kChunkCols > N)
+      if (by_threads || (ragged_n && col0 + Cfg::kChunkCols > N))
         copy_ragged_chunk<Cfg>(slot, base, ld, batch, p, m_base, col0, l, tid);
       else if (tid == 0)
         tma_store_3d(map, slot, col0, m_base, l);
@@ -626,7 +633,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);
       store_slots(tma_d, p.d, p.ldd, p.d_batch, chunk + 1 - Cfg::kEpiSlots, Cfg::kEpiSlots,
-                  staging, Cfg::kChunkBytes);
+                  staging, Cfg::kChunkBytes, kDByThreads);
     }
   };
   // The next chunk's accumulators to the front.
@@ -653,7 +660,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
   if constexpr (kAux) {
     if (aux_ring != 0) {
       // Staged in the ring with D's chunks, and made visible with them.
-      store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg, aux_ring, Cfg::kStageBytes);
+      store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg, aux_ring, Cfg::kStageBytes, false);
     } else {
       // D's stores have read the slots: the staged output takes them.
       if (tid == 0) tma_store_wait_read<0>();
@@ -663,14 +670,14 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
         write_chunk<Cfg>(aux[chunk], staging + chunk * Cfg::kChunkBytes, places);
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);
-      store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg, staging, Cfg::kChunkBytes);
+      store_slots(tma_f, p.f, p.ldf, p.f_batch, 0, Cfg::kChunksPerWg, staging, Cfg::kChunkBytes, false);
     }
   }
   tile.end_tile(row0, M, lane);
   totals.add(tile);
-  // The threads' reads of a ragged chunk finish before thread 0 lets the
-  // next tile's staged input overwrite the slots.
-  if (kStaged && ragged_n) named_barrier_sync(barrier_id, 128);
+  // The threads' reads of a ragged (or thread-stored) chunk finish before
+  // thread 0 lets the next tile's staged input overwrite the slots.
+  if (kStaged && (ragged_n || kDByThreads)) named_barrier_sync(barrier_id, 128);
 }
 
 }  // namespace epigemm::sm90

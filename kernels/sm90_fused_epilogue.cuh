@@ -130,12 +130,14 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // column vector values when the chunk begins, into registers (else each
 // element loads its own, which the compiler schedules best among the
 // epilogue's work);
+// kDByThreads: D's rows, batches or pointer are not 16-byte aligned, so the
+// kernel's threads store every chunk of D (TMA cannot);
 // DValue: the type of D's value handed to the kernel: the Compute type
 // (float) when D is computed, or the accumulator's when D is the accumulator
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, bool kHoldVectors = false,
+          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, bool kHoldVectors = false, bool kDByThreads = false,
           class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
@@ -153,6 +155,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   static constexpr bool kLoopChunks = kLoop;
   // Row and column vector values loaded when a chunk begins (HoldsVectors).
   static constexpr bool kHoldsVectors = kHoldVectors;
+  static constexpr bool kStoresDByThreads = kDByThreads;
 
   // The inputs the epilogue reads from global memory (full tiles but the
   // staged one, the tile's part of row and column vectors) are prefetched

@@ -212,6 +212,35 @@ EpilogueCase bias_and_extra_output(DType d) {
            {"F", S::tile, DType::f32}}};
 }
 
+TEST_F(Sm90Compile, DStoredByTheThreadsWhereTmaCannot) {
+  // D's rows 2 elements longer than N: pitches TMA cannot store (34 bytes
+  // for bf16, 18 for e4m3), so the threads store every chunk; with a staged
+  // input (the threads' reads of the slots before its next load) and a
+  // staged output, on a cooperative, a pingpong and a one-chunk tile.
+  const auto unaligned_d = [](HostCatalogProblem& hp) {
+    HostTensor& d = *hp.tensors.at("D");
+    hp.owned.push_back(std::make_unique<HostTensor>(d.dtype, Dims{hp.L, hp.M, hp.N},
+                                                    Dims{hp.M * (hp.N + 2), hp.N + 2, 1}));
+    hp.args.out = hp.owned.back()->ref();
+    hp.args.epilogue->set("D", Binding(hp.args.out));
+  };
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  // C staged in, F staged out, D by the threads.
+  const EpilogueCase staged = find_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
+  std::vector<Sm90Job> jobs;
+  const Sm90TileConfig pingpong = detail::sm90_tile_configs()[15];  // 128x128 1x1
+  ASSERT_TRUE(pingpong.pingpong);
+  for (const Sm90TileConfig& c :
+       {config_of(Sm90OperandClass::bits16, 128, 256), config_of(Sm90OperandClass::bits16, 64, 64), pingpong}) {
+    jobs.push_back(make_job("d_by_threads", staged, bf16, c, true, false, rng, unaligned_d));
+    jobs.push_back(
+        make_job("d_by_threads_out", bias_and_extra_output(DType::bf16), bf16, c, true, false, rng, unaligned_d));
+  }
+  jobs.push_back(make_job("d_by_threads_e4m3", bias_and_extra_output(DType::e4m3), bf16,
+                          config_of(Sm90OperandClass::bits16, 64, 128), true, true, rng, unaligned_d));
+  expect_all_compile(std::move(jobs));
+}
+
 TEST_F(Sm90Compile, SkinnyTilesEveryOperandMajorAndOutputType) {
   // 64x64 (each consumer 64 x 32: m64n32 wgmmas, 64-byte-wide staging for a
   // 16-bit D) and 128x64 (each consumer 64 x 64).

@@ -34,8 +34,10 @@ struct Axes {
 
 /// Fills `view` for `m` laid out as `axes`; `contiguous` says whether the
 /// inner axis has unit stride (so a failure is about pitches, not layout).
+/// `aligned` says whether the pitch, batch stride and pointer are as TMA
+/// needs them; without `need_aligned` a view is filled either way.
 Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::int64_t L, bool batched,
-                Sm90TmaView& view, bool& contiguous) {
+                Sm90TmaView& view, bool& contiguous, bool need_aligned, bool& aligned) {
   const std::int64_t inner = axes.inner_is_cols ? m.cols : m.rows;
   const std::int64_t outer = axes.inner_is_cols ? m.rows : m.cols;
   const std::int64_t inner_stride = axes.inner_is_cols ? m.col_stride : m.row_stride;
@@ -49,25 +51,24 @@ Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::i
   }
   const std::uint64_t pitch =
       outer == 1 ? round_up16(static_cast<std::uint64_t>(inner) * element) : static_cast<std::uint64_t>(outer_stride) * element;
-  if (pitch % 16 != 0 || pitch >= kMaxTmaStride) {
-    return Status::unsupported(who + "'s " + axes.outer_name + " stride is " + std::to_string(outer_stride) +
-                               " elements (" + std::to_string(pitch) +
-                               " bytes); TMA needs strides that are multiples of 16 bytes (pad the " +
-                               axes.inner_name + " dimension)");
-  }
   std::uint64_t batch_bytes = pitch * static_cast<std::uint64_t>(outer);
-  if (batched && L > 1) {
-    batch_bytes = static_cast<std::uint64_t>(m.batch_stride) * element;
-    if (batch_bytes % 16 != 0 || batch_bytes >= kMaxTmaStride) {
-      return Status::unsupported(who + "'s batch stride is " + std::to_string(m.batch_stride) + " elements (" +
-                                 std::to_string(batch_bytes) + " bytes); TMA needs a multiple of 16 bytes");
-    }
-  }
+  if (batched && L > 1) batch_bytes = static_cast<std::uint64_t>(m.batch_stride) * element;
   const auto address = reinterpret_cast<std::uintptr_t>(m.tensor->data);
-  if (address % 16 != 0) {
-    return Status::unsupported(who + "'s pointer " + hex_address(m.tensor->data) +
-                               " is not 16-byte aligned; TMA needs 16-byte aligned operands");
+  Status fit = Status::ok();
+  if (pitch % 16 != 0 || pitch >= kMaxTmaStride) {
+    fit = Status::unsupported(who + "'s " + axes.outer_name + " stride is " + std::to_string(outer_stride) +
+                              " elements (" + std::to_string(pitch) +
+                              " bytes); TMA needs strides that are multiples of 16 bytes (pad the " +
+                              axes.inner_name + " dimension)");
+  } else if (batched && L > 1 && (batch_bytes % 16 != 0 || batch_bytes >= kMaxTmaStride)) {
+    fit = Status::unsupported(who + "'s batch stride is " + std::to_string(m.batch_stride) + " elements (" +
+                              std::to_string(batch_bytes) + " bytes); TMA needs a multiple of 16 bytes");
+  } else if (address % 16 != 0) {
+    fit = Status::unsupported(who + "'s pointer " + hex_address(m.tensor->data) +
+                              " is not 16-byte aligned; TMA needs 16-byte aligned operands");
   }
+  aligned = static_cast<bool>(fit);
+  if (!aligned && need_aligned) return fit;
   view.data = m.tensor->data;
   view.dtype = m.dtype;
   view.dims[0] = static_cast<std::uint64_t>(inner);
@@ -76,6 +77,13 @@ Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::i
   view.strides[0] = pitch;
   view.strides[1] = batch_bytes < 16 ? 16 : batch_bytes;
   return Status::ok();
+}
+
+/// tma_view for an operand TMA must read or write as it lies.
+Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::int64_t L, bool batched,
+                Sm90TmaView& view, bool& contiguous) {
+  bool aligned = false;
+  return tma_view(name, m, axes, L, batched, view, contiguous, true, aligned);
 }
 
 /// The operand family's name in reasons.
@@ -373,11 +381,14 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
       !s) {
     return s;
   }
-  bool d_contiguous = false;
-  if (Status s = tma_view("D", p.D, {"N", "M", true}, p.L, true, plan.d, d_contiguous); !s) {
+  // D's rows, batches or pointer not as TMA needs them: its chunks leave
+  // through the threads instead (d_by_threads).
+  bool d_contiguous = false, d_aligned = false;
+  if (Status s = tma_view("D", p.D, {"N", "M", true}, p.L, true, plan.d, d_contiguous, false, d_aligned); !s) {
     if (!d_contiguous) return Status::unsupported(s.reason() + "; the sm90 kernel writes D row-major (N contiguous)");
     return s;
   }
+  plan.d_by_threads = !d_aligned;
   plan.ldd = row_stride(plan.d, p.M, p.D.row_stride);
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);

@@ -32,6 +32,10 @@ struct Sm90Plan {
   Sm90TmaView a, b, d;    ///< A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L}
   std::int64_t ldd = 0;      ///< D's row stride (elements), for the ragged-edge stores
   std::int64_t d_batch = 0;  ///< D's batch stride (elements)
+  /// D's pitch, batch stride or pointer is not a multiple of 16 bytes, so
+  /// TMA cannot store it: the threads store every chunk (slower), and the
+  /// kernel's D map is a placeholder it never uses.
+  bool d_by_threads = false;
   /// Bit I: epilogue input I steps by one element along its contiguous axis
   /// (n for rows and tiles, m for columns); bit J of unit_outputs likewise
   /// for tile output J. The kernel then indexes without a multiply.

@@ -154,7 +154,12 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
     encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b, CU_TENSOR_MAP_SWIZZLE_128B,
                sm90_operand_promotion(plan, config_, plan.b));
   }
-  encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
+  // A D that TMA cannot store leaves through the threads; its map is a
+  // placeholder the kernel never uses.
+  if (plan.d_by_threads)
+    maps_.d = maps_.a;
+  else
+    encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
   // The staged input's chunks share D's slots, so its map is D's shape of box.
   if (plan.staged_input >= 0)
     encode_one(driver, plan.c, d0, 64, "encoding the TMA tensor map of the staged epilogue input", maps_.c, d_swizzle);

@@ -12,6 +12,7 @@
 #include "api/problem.hpp"
 #include "common/host_tensor.hpp"
 #include "epigemm/epigemm.hpp"
+#include "providers/sm90/sm90_kernel_source.hpp"
 #include "providers/sm90/sm90_plan.hpp"
 #include "providers/sm90/sm90_tensor_maps.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
@@ -102,9 +103,6 @@ TEST(Sm90Plan, RefusesWhatTmaCannotDescribeWithTheReason) {
   // K = 7: A's rows 14 bytes apart.
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 7}, {}, {7, 32}, {}, DType::f16).reason(kBig16),
                        "A's M stride is 7 elements (14 bytes)"));
-  // N = 20 f16: D's rows 40 bytes apart.
-  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 20}, {1, 8}, DType::f16).reason(kBig16),
-                       "D's M stride is 20 elements (40 bytes)"));
   // D column-major.
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {1, 40}).reason(kBig16),
                        "writes D row-major"));
@@ -326,15 +324,41 @@ TEST(Sm90Plan, TakesFp8DWithRowsTmaCanStore) {
     ASSERT_TRUE(fp8.plan(kBigFp8, plan));
     EXPECT_EQ(plan.d_dtype, d);
     EXPECT_EQ(plan.d_slot, 0);
-    // D's rows 24 bytes apart: TMA cannot store them.
-    EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 24}, {}, d).reason(kBig16),
-                         "D's M stride is 24 elements (24 bytes)"));
+    EXPECT_FALSE(plan.d_by_threads);
+    // D's rows 24 bytes apart: TMA cannot store them, the threads do.
+    ASSERT_TRUE(HostProblem(DType::f16, {40, 8}, {}, {8, 24}, {}, d).plan(kBig16, plan));
+    EXPECT_TRUE(plan.d_by_threads);
     // The amax into an fp8 tensor: reductions go into f32 only.
     EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, d, {}, DType::f32, DType::f32, scale_amax,
                                      DType::e4m3)
                              .reason(kBig16),
                          "reduction output 's' is e4m3"));
   }
+}
+
+TEST(Sm90Plan, StoresDThroughTheThreadsWhereTmaCannot) {
+  Sm90Plan plan;
+  // N = 20 f16: D's rows 40 bytes apart.
+  const HostProblem narrow(DType::f16, {40, 8}, {}, {8, 20}, {1, 8}, DType::f16);
+  ASSERT_TRUE(narrow.plan(kBig16, plan));
+  EXPECT_TRUE(plan.d_by_threads);
+  EXPECT_EQ(plan.d.dims[0], 20u);  // {N, M, L}, as for a TMA view
+  EXPECT_EQ(plan.d.strides[0], 40u);
+  EXPECT_EQ(plan.ldd, 20);
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(narrow.problem, plan, kBig16), "true>>"));
+  // Rows 48 bytes apart, but batches 1928 bytes apart.
+  const HostProblem batches(DType::f16, {2, 40, 8}, {}, {2, 8, 24}, {}, DType::f16, {964, 24, 1});
+  ASSERT_TRUE(batches.plan(kBig16, plan));
+  EXPECT_TRUE(plan.d_by_threads);
+  EXPECT_EQ(plan.d_batch, 964);
+  // Rows and batches of whole 16 bytes: TMA stores D.
+  const HostProblem aligned(DType::f16, {2, 40, 8}, {}, {2, 8, 24}, {}, DType::f16, {968, 24, 1});
+  ASSERT_TRUE(aligned.plan(kBig16, plan));
+  EXPECT_FALSE(plan.d_by_threads);
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(aligned.problem, plan, kBig16), "false>>"));
+  // D still has to be row-major.
+  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 20}, {1, 8}, DType::f16, {1, 40}).reason(kBig16),
+                       "writes D row-major"));
 }
 
 TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
