@@ -174,12 +174,12 @@ TEST_F(Sm90Shapes, TheHeuristicPicksTheTileForTheShape) {
   };
   // Skinny and memory-bound: 64x64 at M = 16 (a CTA on nearly every SM),
   // 64x128 at M = 128 (A re-read less often); small: 64x128 (one wave, the
-  // deepest ring); big square: the 128x128 pingpong tile (several tiles per
-  // CTA); 2048^3 (two): 128x256.
+  // deepest ring); square from two tiles per CTA (2048^3): the 128x128
+  // pingpong tile.
   const Pick picks[] = {{{1, 16, 8192, 8192}, 64, 64, "cooperative"},
                         {{1, 128, 8192, 8192}, 64, 128, "cooperative"},
                         {{1, 1024, 1024, 1024}, 64, 128, "cooperative"},
-                        {{1, 2048, 2048, 2048}, 128, 256, "cooperative"},
+                        {{1, 2048, 2048, 2048}, 128, 128, "pingpong"},
                         {{1, 4096, 4096, 4096}, 128, 128, "pingpong"}};
   for (const Pick& pick : picks) {
     SCOPED_TRACE(describe(pick.e));
