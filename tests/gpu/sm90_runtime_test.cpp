@@ -137,6 +137,25 @@ TEST_F(Sm90Runtime, DRowsTmaCannotStoreLeaveThroughTheThreads) {
   }
 }
 
+TEST_F(Sm90Runtime, OneOperatorKeepsAKernelPerDStoreMode) {
+  // The same operator and epilogue with D aligned, then not (thread stores),
+  // then aligned again: each run loads the kernel of its own store mode.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const char* amax = "def epi(accum, alpha):\n    D = accum * alpha\n    m = amax(D)\n    return D, m\n";
+  const detail::Sm90TileConfig config = bits16_tile_configs().front();
+  for (const bool aligned : {true, false, true}) {
+    SCOPED_TRACE(aligned ? "D rows 16-byte aligned" : "D rows 100 bytes apart");
+    GpuProblem p(*driver, rng);
+    const std::int64_t M = 96, N = aligned ? 128 : 100, K = 64;
+    add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
+    p.set_source(amax);
+    p.scalar("alpha", 0.75);
+    p.add("m", DType::f32, {1}, {}, true);
+    p.add("D", DType::e4m3, {M, N}, {}, true);
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
+}
+
 TEST_F(Sm90Runtime, HostTensorsAndOtherTargetsGetNoSm90Operator) {
   EPIGEMM_REQUIRE_SM90(driver);
   GpuProblem p(*driver, rng);

@@ -114,6 +114,7 @@ std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const
   key = hash_combine(key, plan.unit_outputs);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
+  key = hash_combine(key, plan.d_by_threads ? 1 : 0);
   return hash_combine(key, static_cast<std::uint64_t>(p.device_index));
 }
 

@@ -78,7 +78,7 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
   g.N = static_cast<int>(p.N);
   g.K = static_cast<int>(p.K);
   g.L = static_cast<int>(p.L);
-  g.group_m = 8;
+  g.group_m = sm90_tile_order_group(p.N, config);
   g.a_batched = plan.a_batched ? 1 : 0;
   g.b_batched = plan.b_batched ? 1 : 0;
   g.c_batched = plan.c_batched ? 1 : 0;
@@ -95,6 +95,10 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
     g.f_batch = plan.f_batch;
   }
   return g;
+}
+
+int sm90_tile_order_group(std::int64_t N, const Sm90TileConfig& config) noexcept {
+  return (N + config.bn - 1) / config.bn <= 8 ? 1 : 8;
 }
 
 CUtensorMapL2promotion sm90_operand_promotion(const Sm90Plan& plan, const Sm90TileConfig& config,

@@ -44,10 +44,19 @@ static_assert(sizeof(Sm90GemmParams) == 128 && offsetof(Sm90GemmParams, d) == 48
                   offsetof(Sm90GemmParams, identity_flag) == 120,
               "Sm90GemmParams must match epigemm::sm90::GemmParams");
 
-/// GemmParams for a planned problem on tile `config` (group of 8 cluster
-/// rows in the tile order). An operand read by at most two tiles, which the
+/// GemmParams for a planned problem on tile `config` (tile order by
+/// sm90_tile_order_group). An operand read by at most two tiles, which the
 /// tile order runs side by side, is loaded with the L2 evict_first policy.
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
+
+/// Cluster rows per group of the tile order (walked column by column within
+/// a group): 8, or 1 (row by row) when N has at most 8 tile columns, so the
+/// CTAs that read the same rows of A run side by side. H200, bf16, GEMM
+/// alone, ratio to cuBLASLt, group 8 -> 1: 8192x128x8192 on 128x64
+/// 1.44 -> 1.00; 8192x256x8192 on 128x128 1.07 -> 1.03; 4096x256x4096 on
+/// 64x128 1.08 -> 0.97; 16384x256x4096 1.09 -> 1.035; 8192x512x8192
+/// 1.048 -> 1.03; 8192x1024x8192 1.046 -> 1.035 (gelu+bias 1.078 -> 1.058).
+int sm90_tile_order_group(std::int64_t N, const Sm90TileConfig& config) noexcept;
 
 /// The L2 promotion of `operand`'s (A's or B's) TMA loads: 256-byte lines,
 /// except 128 on a skinny problem (one operand read by at most two tiles,

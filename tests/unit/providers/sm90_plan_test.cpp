@@ -706,6 +706,20 @@ TEST(Sm90Plan, SkinnyProblemsAndUnalignedRowsPromoteOperandLoadsTo128ByteLines) 
   EXPECT_EQ(promotions(HostProblem(DType::bf16, {512, 200}, {}, {200, 512}, {}, DType::bf16)), std::pair(k128, k256));
 }
 
+TEST(Sm90Plan, FewTileColumnsWalkTheTileOrderRowByRow) {
+  const Sm90TileConfig wide{128, 128, 1, 5, Sm90OperandClass::bits16};
+  // Up to 8 tile columns: the CTAs that share a row block of A run side by side.
+  EXPECT_EQ(detail::sm90_tile_order_group(128, wide), 1);
+  EXPECT_EQ(detail::sm90_tile_order_group(1024, wide), 1);
+  // More: groups of 8 tile rows, walked column by column.
+  EXPECT_EQ(detail::sm90_tile_order_group(1025, wide), 8);
+  EXPECT_EQ(detail::sm90_tile_order_group(8192, wide), 8);
+  Sm90Plan plan;
+  HostProblem hp(DType::bf16, {512, 256}, {}, {256, 2048}, {1, 256}, DType::bf16);
+  ASSERT_TRUE(hp.plan(wide, plan));
+  EXPECT_EQ(detail::sm90_gemm_params(hp.problem, plan, wide).group_m, 8);
+}
+
 TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
   Sm90Plan plan;
