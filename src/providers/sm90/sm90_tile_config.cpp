@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+
+#include "epigemm/tensor.hpp"
 
 namespace epigemm::detail {
 namespace {
@@ -142,6 +145,15 @@ constexpr double kPromotionCost = 1.05;
 /// step with the neighbours that read the same operand rows and columns).
 constexpr double kStreamKFixupKBlocks = 4.0;
 constexpr double kStreamKSlowdown = 1.65;
+/// A box row of an operand whose rows (pitch, batch stride or base) are not
+/// 128-byte aligned spans two 128-byte lines, and costs the L2 -> shared
+/// memory fill as much as two: bf16, H200 (2026-11-30), 3000^3 (A's and
+/// B's rows 6000 bytes apart) took 141 us on 128x128 pingpong (modelled
+/// 148), 111 on 128x128 2x1 (112), 105 on 128x256 2x1 (math-bound, as
+/// aligned), against 85 us for 3072^3 on 128x128 pingpong; by the model's
+/// picks (128x128 1x1 pingpong -> 2x1 pingpong or 128x256 2x1) 3072x3000x3072
+/// 1.48x -> 1.21x cuBLASLt's time, 5000^3 1.34x -> 1.16x, 4000^3 unchanged.
+constexpr double kUnalignedRowFill = 2.0;
 /// How far fast-accumulating fp8 operators rank below the precise ones:
 /// more than any difference of modelled time (1000 per factor of two).
 constexpr int kFastAccumulationDemotion = 100'000;
@@ -164,6 +176,16 @@ constexpr double kLoadLatencyNs = 500.0;
 /// 128x128 pingpong tile moved 2.1 GB in 190 us at 4096^3 (11 TB/s) without
 /// being limited by it.
 constexpr double kL2FillBytesPerNs = 12000.0;
+
+/// The fill cost of one box row of A or B (kUnalignedRowFill unless its
+/// rows, batches and base are 128-byte aligned).
+double row_fill_cost(const MatrixOperand& x, std::int64_t L) {
+  const std::int64_t bytes = size_bytes(x.dtype);
+  const std::int64_t pitch = x.layout == Layout::col_major ? x.col_stride : x.row_stride;
+  const bool base = x.tensor == nullptr || reinterpret_cast<std::uintptr_t>(x.tensor->data) % 128 == 0;
+  const bool aligned = base && pitch * bytes % 128 == 0 && (L <= 1 || x.batch_stride * bytes % 128 == 0);
+  return aligned ? 1.0 : kUnalignedRowFill;
+}
 
 }  // namespace
 
@@ -307,9 +329,16 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // with zeros) and each of its columns of B (a cluster shares them), so
   // narrow tiles re-read the other operand more often.
   // Grouped-k tiles cut A's boxes to M's rows and a K-major B's to N's.
+  // Rows not 128-byte aligned cost twice (kUnalignedRowFill) once the CTAs
+  // stream for more than one wave (in one wave the ring's first fill and
+  // the epilogue dominate: 1000^3 and 2000^3 ran 4-12% slower on the tiles
+  // that load fewer rows).
   const bool b_cut = c.k_group > 1 && p.B.row_stride == 1;
   const double b_loaded = b_cut ? b_rows : static_cast<double>(c.bn) / c.cluster_m;
-  const double fill = static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 * (a_rows + b_loaded);
+  const bool streaming = cluster_tiles > slots;
+  const double a_cost = streaming ? row_fill_cost(p.A, p.L) : 1.0, b_cost = streaming ? row_fill_cost(p.B, p.L) : 1.0;
+  const double fill = static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 *
+                      (a_rows * a_cost + b_loaded * b_cost);
   double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});
   // Ties (memory- or fill-bound shapes) go to the tile that computes faster.
   time *= 1.0 + 0.05 * (1.0 - tile_efficiency(c));

@@ -566,13 +566,8 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   }
 }
 
-/// The configuration of `operands` the heuristic ranks first for extents (M, N, K).
-Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K,
-                        Sm90OperandClass operands = Sm90OperandClass::bits16) {
-  detail::Problem p;
-  p.M = M;
-  p.N = N;
-  p.K = K;
+/// The configuration of `operands` the heuristic ranks first for `p`.
+Sm90TileConfig best_of(const detail::Problem& p, Sm90OperandClass operands = Sm90OperandClass::bits16) {
   const Sm90TileConfig* best = nullptr;
   int best_score = 0;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
@@ -582,6 +577,16 @@ Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K,
     if (best == nullptr || score > best_score) best = &c, best_score = score;
   }
   return *best;
+}
+
+/// The configuration of `operands` the heuristic ranks first for extents (M, N, K).
+Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K,
+                        Sm90OperandClass operands = Sm90OperandClass::bits16) {
+  detail::Problem p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  return best_of(p, operands);
 }
 
 std::string shape_of(const Sm90TileConfig& c) { return c.shape_name(); }
@@ -599,6 +604,35 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   // Two tiles per CTA are enough for pingpong (one consumer's epilogue under
   // the other's main loop); one is not (1024^3 above).
   EXPECT_EQ(shape_of(best_for(2048, 2048, 2048)), "128x128x64_c1x1_pingpong");
+}
+
+TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
+  // bf16, row-major A and B: rows 3000 elements (6000 bytes) apart cost the
+  // L2 fill twice, so the 2x1 cluster's 128x256 tile (a quarter fewer rows
+  // loaded per product than 128x128 x2, half of 128x128 x1) ranks first;
+  // rows of 3072 keep the pingpong tile.
+  const auto bf16_square = [](std::int64_t n) {
+    detail::Problem p;
+    p.M = p.N = p.K = n;
+    for (detail::MatrixOperand* x : {&p.A, &p.B, &p.D}) {
+      x->dtype = DType::bf16;
+      x->row_stride = n;
+      x->col_stride = 1;
+    }
+    return p;
+  };
+  EXPECT_EQ(shape_of(best_of(bf16_square(3072))), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x256x64_c2x1");
+  // A column-major B's pitch is its column stride.
+  detail::Problem col = bf16_square(3072);
+  col.B.layout = detail::Layout::col_major;
+  col.B.row_stride = 1;
+  col.B.col_stride = 3000;
+  col.K = 3000;
+  col.A.row_stride = 3008;
+  const double misaligned = detail::sm90_modelled_time(best_for(3072, 3072, 3072), col, 132);
+  col.B.col_stride = 3008;
+  EXPECT_GT(misaligned, 1.1 * detail::sm90_modelled_time(best_for(3072, 3072, 3072), col, 132));
 }
 
 TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
