@@ -1,14 +1,14 @@
 // Writes the sm90 kernel's source and name expression for one problem class
 // and tile configuration, from the code generator's epilogue.
 #include "providers/sm90/sm90_kernel_source.hpp"
-#include "support/text_writer.hpp"
-
 
 #include "codegen/embedded_kernels.hpp"
 #include "codegen/epilogue_emitter.hpp"
 #include "codegen/kernel_source.hpp"
 #include "ir/names.hpp"
 #include "ir/printer.hpp"
+#include "support/hash.hpp"
+#include "support/text_writer.hpp"
 
 namespace epigemm::detail {
 namespace {
@@ -74,6 +74,23 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
   if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
   out << ">>";
   return out.str();
+}
+
+std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept {
+  std::uint64_t key = codegen::kernel_class_key(p, codegen::KernelTemplate::simt, 90);
+  key = hash_combine(key, fnv1a64("sm90"));
+  key = hash_combine(key, static_cast<std::uint64_t>(config.bm) << 32 | static_cast<std::uint64_t>(config.bn));
+  key = hash_combine(key, static_cast<std::uint64_t>(config.cluster_m * 16 + config.stages));
+  key = hash_combine(key, config.pingpong ? 1 : 0);
+  key = hash_combine(key, static_cast<std::uint64_t>(config.promote_k_blocks));
+  key = hash_combine(key, static_cast<std::uint64_t>(config.k_group));
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.a_k_major) * 2 + static_cast<std::uint64_t>(plan.b_k_major));
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.d_slot));
+  key = hash_combine(key, plan.unit_inputs);
+  key = hash_combine(key, plan.unit_outputs);
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
+  return hash_combine(key, plan.d_by_threads ? 1 : 0);
 }
 
 std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {

@@ -3,6 +3,7 @@
 // one tile configuration, operand dtypes and majors, and D's type and slot.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "api/problem.hpp"
@@ -25,6 +26,12 @@ inline constexpr int kSm90Threads = 384;
 /// epigemm::sm90::Major::MN, 128, 256, 3, 2, 4>, EpgSm90Hook<EpgEpilogue, 0, 64, 5ull, 1ull, false, -1, -1,
 /// false, false>>".
 std::string sm90_kernel_name(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config);
+
+/// The kernel's in-process key: the epilogue's class (codegen's
+/// kernel_class_key) and every plan and tile fact that sm90_kernel_name
+/// writes, so problems whose kernel names differ never share a key. A new
+/// template argument of the kernel must join it.
+std::uint64_t sm90_kernel_key(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
 
 /// The whole source: a header comment with the printed DAG, the generated
 /// epilogue, the sm90 headers and (with reductions) the identity fill.

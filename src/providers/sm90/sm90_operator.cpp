@@ -101,21 +101,7 @@ int Sm90Operator::preference(const Problem& p) const {
 }
 
 std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const noexcept {
-  std::uint64_t key = codegen::kernel_class_key(p, codegen::KernelTemplate::simt, 90);
-  key = hash_combine(key, fnv1a64("sm90"));
-  key = hash_combine(key, static_cast<std::uint64_t>(config_.bm) << 32 | static_cast<std::uint64_t>(config_.bn));
-  key = hash_combine(key, static_cast<std::uint64_t>(config_.cluster_m * 16 + config_.stages));
-  key = hash_combine(key, config_.pingpong ? 1 : 0);
-  key = hash_combine(key, static_cast<std::uint64_t>(config_.promote_k_blocks));
-  key = hash_combine(key, static_cast<std::uint64_t>(config_.k_group));
-  key = hash_combine(key, static_cast<std::uint64_t>(plan.a_k_major) * 2 + static_cast<std::uint64_t>(plan.b_k_major));
-  key = hash_combine(key, static_cast<std::uint64_t>(plan.d_slot));
-  key = hash_combine(key, plan.unit_inputs);
-  key = hash_combine(key, plan.unit_outputs);
-  key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
-  key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
-  key = hash_combine(key, plan.d_by_threads ? 1 : 0);
-  return hash_combine(key, static_cast<std::uint64_t>(p.device_index));
+  return hash_combine(sm90_kernel_key(p, plan, config_), static_cast<std::uint64_t>(p.device_index));
 }
 
 Sm90Operator::Kernels Sm90Operator::kernels_for(const Problem& p, const Sm90Plan& plan) {

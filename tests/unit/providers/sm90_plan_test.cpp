@@ -441,6 +441,51 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   EXPECT_EQ(plan.staged_output, -1);
 }
 
+TEST(Sm90KernelKey, IsSharedExactlyByProblemsOfOneKernelName) {
+  // One epilogue class; each problem differs from the first in one planned
+  // fact (D's store mode, a major, an input's unit stride, the staged input
+  // or output), on three tiles. The operator finds its loaded kernel by the
+  // key: two names under one key would run one problem with the other's kernel.
+  const std::string source = "def epi(accum, alpha, C):\n    F = accum * alpha + C\n    D = relu(F)\n    return D, F\n";
+  const auto problem = [&](Dims a_strides, Dims b_strides, Dims d_strides, Dims c_strides, std::int64_t f_ld) {
+    return std::make_unique<HostProblem>(
+        DType::bf16, Dims{64, 16}, a_strides, Dims{16, 40}, b_strides, DType::bf16, d_strides, DType::f32, DType::f32,
+        source, DType::f32, [=](HostProblem& hp, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+          b.emplace("alpha", Binding(0.5));
+          b.emplace("C", Binding(hp.tensor(DType::bf16, {M, N}, c_strides).ref()));
+          b.emplace("F", Binding(hp.tensor(DType::bf16, {M, N}, {f_ld, 1}).ref()));
+        });
+  };
+  std::vector<std::unique_ptr<HostProblem>> problems;
+  problems.push_back(problem({}, {}, {}, {48, 1}, 48));
+  problems.push_back(problem({}, {}, {44, 1}, {48, 1}, 48));  // D's rows 88 bytes apart: stored by the threads
+  problems.push_back(problem({1, 64}, {}, {}, {48, 1}, 48));  // A column-major
+  problems.push_back(problem({}, {1, 16}, {}, {48, 1}, 48));  // B column-major
+  problems.push_back(problem({}, {}, {}, {41, 1}, 48));       // C not staged
+  problems.push_back(problem({}, {}, {}, {1, 64}, 48));       // C column-major: no unit stride along n
+  problems.push_back(problem({}, {}, {}, {48, 1}, 41));       // F not staged
+  const Sm90TileConfig configs[] = {kBig16, {128, 128, 1, 5, Sm90OperandClass::bits16, true},
+                                    {64, 128, 1, 8, Sm90OperandClass::bits16}};
+  std::vector<std::pair<std::string, std::uint64_t>> kernels;
+  for (const Sm90TileConfig& config : configs) {
+    for (const auto& hp : problems) {
+      Sm90Plan plan;
+      ASSERT_TRUE(hp->plan(config, plan));
+      kernels.emplace_back(detail::sm90_kernel_name(hp->problem, plan, config),
+                           detail::sm90_kernel_key(hp->problem, plan, config));
+    }
+  }
+  std::set<std::string> names;
+  for (const auto& [name, key] : kernels) names.insert(name);
+  EXPECT_EQ(names.size(), kernels.size()) << "each problem and tile should name a kernel of its own";
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    for (std::size_t j = i + 1; j < kernels.size(); ++j) {
+      EXPECT_EQ(kernels[i].first == kernels[j].first, kernels[i].second == kernels[j].second)
+          << kernels[i].first << "\n" << kernels[j].first;
+    }
+  }
+}
+
 TEST(Sm90Plan, LoopsOverChunksOnlyForLongEpilogues) {
   // Calls `fn` on the accumulator, computing in `compute`.
   const auto loops = [](const std::string& fn, DType compute) {
