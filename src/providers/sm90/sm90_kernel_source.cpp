@@ -57,16 +57,23 @@ bool reduces(const Problem& p) {
   return false;
 }
 
+/// The kernel's GemmConfig type.
+std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
+  TextWriter out;
+  out << "epigemm::sm90::GemmConfig<" << device_type(p.A.dtype) << ", " << device_type(p.B.dtype) << ", "
+      << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", " << major(plan.b_k_major) << ", " << c.bm
+      << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", " << c.epilogue_slots(d_bytes(plan)) << ", "
+      << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
+  if (c.k_group > 1) out << ", " << c.k_group;
+  out << ">";
+  return out.str();
+}
+
 }  // namespace
 
 std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
   TextWriter out;
-  out << "epigemm::sm90::gemm_kernel<epigemm::sm90::GemmConfig<" << device_type(p.A.dtype) << ", "
-      << device_type(p.B.dtype) << ", " << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", "
-      << major(plan.b_k_major) << ", " << c.bm << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", "
-      << c.epilogue_slots(d_bytes(plan)) << ", " << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
-  if (c.k_group > 1) out << ", " << c.k_group;
-  out << ">, EpgSm90Hook<EpgEpilogue, "
+  out << "epigemm::sm90::gemm_kernel<" << gemm_config_type(p, plan, c) << ", EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
       << "ull, " << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", "
       << plan.staged_output << ", " << (c.begins_chunk_early(d_bytes(plan)) ? "true" : "false") << ", "
@@ -114,6 +121,10 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
         << "  epigemm::sm90::launch_dependent_grids();\n"
         << "  epg_simt_fill_identity<EpgEpilogue>(args);\n}\n";
   }
+  // The launch asks for the host's count of dynamic shared memory; the
+  // kernel lays it out by its own.
+  out << "\nstatic_assert(" << gemm_config_type(p, plan, c) << "::kSmemBytes == " << c.shared_bytes(d_bytes(plan))
+      << ", \"the host's shared memory size for this tile differs from the kernel's\");\n";
   out << "\n" << codegen::kInstantiatedKernelComment << sm90_kernel_name(p, plan, c) << "\n";
   return out.str();
 }
