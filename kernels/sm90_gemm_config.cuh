@@ -85,6 +85,9 @@ struct AccumulatorOf<unsigned char> {
   using type = int;
 };
 
+/// `cols` halved until it divides `width`.
+__host__ __device__ constexpr int chunk_cols(int cols, int width) { return width % cols == 0 ? cols : chunk_cols(cols / 2, width); }
+
 /// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major), or K-major
 /// only: __nv_fp8_e4m3/__nv_fp8_e5m2, float (tf32: the low 13 mantissa bits
 /// are ignored) or signed/unsigned char (s8/u8, int accumulators); TD: __half,
@@ -175,8 +178,9 @@ struct GemmConfig {
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
   /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
   /// tile when it is narrower (32 columns of a 16-bit D and 64 of an fp8 D:
-  /// 64 bytes; 32 columns of an fp8 D: 32 bytes).
-  static constexpr int kChunkCols = 128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN;
+  /// 64 bytes; 32 columns of an fp8 D: 32 bytes), halved until it divides
+  /// the warpgroup tile (192 columns of an fp8 D: chunks of 64).
+  static constexpr int kChunkCols = chunk_cols(128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN, kWgN);
   static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128, 64 or 32
   static constexpr int kChunkBytes = 64 * kChunkRowBytes;        ///< 64 rows
   /// D's tensor-map swizzle span in bytes (128, 64 or 32): the chunk row width.

@@ -510,7 +510,8 @@ TEST(Sm90Plan, LoopsOverChunksOnlyForLongEpilogues) {
 TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     SCOPED_TRACE(c.shape_name());
-    EXPECT_EQ(c.chunk_cols(1), std::min(c.warpgroup_n(), 128));
+    // 192-column warpgroups stage an fp8 D in three 64-column chunks.
+    EXPECT_EQ(c.chunk_cols(1), c.warpgroup_n() == 192 ? 64 : std::min(c.warpgroup_n(), 128));
     EXPECT_EQ(c.chunk_cols(2), std::min(c.warpgroup_n(), 64));
     EXPECT_EQ(c.chunk_cols(4), 32);
     EXPECT_EQ(c.warpgroup_n() % c.chunk_cols(1), 0);
@@ -535,8 +536,10 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
           << c.shape_name();
       const int cols = c.chunk_cols(d_bytes);
       // The kernel stages 128-byte rows, or the whole warpgroup tile when it
-      // is narrower: 64 bytes, or 32 (fp8 D on 64x64's 32-column warpgroups).
-      EXPECT_TRUE(cols * d_bytes == 128 || ((cols * d_bytes == 64 || cols * d_bytes == 32) && cols == c.warpgroup_n()))
+      // is narrower: 64 bytes, or 32 (fp8 D on 64x64's 32-column warpgroups);
+      // or 64 bytes where 128 do not divide the warpgroup tile (fp8 D, 192).
+      EXPECT_TRUE(cols * d_bytes == 128 || ((cols * d_bytes == 64 || cols * d_bytes == 32) && cols == c.warpgroup_n()) ||
+                  (cols * d_bytes == 64 && c.warpgroup_n() % (128 / d_bytes) != 0))
           << c.shape_name();
       EXPECT_EQ(c.warpgroup_n() % cols, 0) << c.shape_name();
       EXPECT_EQ((c.warpgroup_n() / cols) % c.epilogue_slots(d_bytes), 0) << c.shape_name();
@@ -649,13 +652,18 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   // Two tiles per CTA are enough for pingpong (one consumer's epilogue under
   // the other's main loop); one is not (1024^3 above).
   EXPECT_EQ(shape_of(best_for(2048, 2048, 2048)), "128x128x64_c1x1_pingpong");
+  // Where 128x128 would leave a last wave of a third of the SMs (3072^3:
+  // 576 tiles, 4.4 waves; 1536^3 on 64x128: 288 tiles, 2.2 waves), 128x192
+  // (384 tiles, 2.9 waves; 96 tiles, one wave).
+  EXPECT_EQ(shape_of(best_for(3072, 3072, 3072)), "128x192x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(1536, 1536, 1536)), "128x192x64_c1x1");
 }
 
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   // bf16, row-major A and B: rows 3000 elements (6000 bytes) apart cost the
   // L2 fill twice, so the 2x1 cluster's 128x256 tile (a quarter fewer rows
   // loaded per product than 128x128 x2, half of 128x128 x1) ranks first;
-  // rows of 3072 keep the pingpong tile.
+  // rows of 3072 keep the 1x1 tile that fits the SMs best (128x192).
   const auto bf16_square = [](std::int64_t n) {
     detail::Problem p;
     p.M = p.N = p.K = n;
@@ -666,7 +674,7 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
     }
     return p;
   };
-  EXPECT_EQ(shape_of(best_of(bf16_square(3072))), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(shape_of(best_of(bf16_square(3072))), "128x192x64_c1x1");
   EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x256x64_c2x1");
   // A column-major B's pitch is its column stride.
   detail::Problem col = bf16_square(3072);
