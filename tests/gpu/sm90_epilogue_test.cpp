@@ -171,7 +171,8 @@ TEST_F(Sm90Epilogue, Fp8DWithAmaxOnEveryTileMatchesTheReference) {
   // largest finite value) and amax = amax(D), which the reference takes
   // before D is rounded. 16-bit and fp8 A/B on every tile configuration;
   // ragged M and N (N % 16 != 0: the edge chunk leaves by thread stores),
-  // a batch, tiles that fit exactly, and a scale that saturates D.
+  // a batch, tiles that fit exactly, and a scale that saturates D. fp8 A/B
+  // run on the tile shapes they have.
   EPIGEMM_REQUIRE_SM90(driver);
   struct Shape {
     std::int64_t L, M, N, K;
@@ -183,6 +184,7 @@ TEST_F(Sm90Epilogue, Fp8DWithAmaxOnEveryTileMatchesTheReference) {
     for (const DType d : {DType::e4m3, DType::e5m2}) {
       const double fp8_max = d == DType::e4m3 ? 448.0 : 57344.0;
       for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+        if (is_fp8(ab) && !fp8_has_shape_of(config)) continue;
         for (const Shape& s : shapes) {
           SCOPED_TRACE("A/B " + std::string(to_string(ab)) + ", D " + std::string(to_string(d)) + ", tile " +
                        config.shape_name() + ", L M N K " +

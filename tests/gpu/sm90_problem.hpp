@@ -62,6 +62,18 @@ inline std::vector<detail::Sm90TileConfig> bits16_tile_configs() {
   return out;
 }
 
+/// Whether fp8 A/B have a configuration of `c`'s shape, schedule and k-blocks
+/// per stage (what pin_shape keeps); some 16-bit shapes have none.
+inline bool fp8_has_shape_of(const detail::Sm90TileConfig& c) {
+  for (const detail::Sm90TileConfig& f : detail::sm90_tile_configs()) {
+    if (f.operands == detail::Sm90OperandClass::fp8 && f.bm == c.bm && f.bn == c.bn &&
+        f.cluster_m == c.cluster_m && f.pingpong == c.pingpong && f.k_group == c.k_group) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// The grouped-k tile configurations.
 inline std::vector<detail::Sm90TileConfig> grouped_k_tile_configs() {
   std::vector<detail::Sm90TileConfig> out;
