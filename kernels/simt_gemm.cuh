@@ -65,11 +65,13 @@ template <class Acc, class W> __device__ __forceinline__ Acc epg_simt_finish(W s
 // (l, m, n) and its place (i, j) in the thread's register tile; loads and
 // stores go straight to global memory, reductions gather in registers per
 // row i / column j of the thread tile until flushed.
-template <class Epi>
+// kPartialCount: the rows and columns one thread holds (sm80_gemm.cuh holds
+// more than this kernel's 4x4 tile).
+template <class Epi, int kPartialCount = (kEpgSimtTileM > kEpgSimtTileN ? kEpgSimtTileM : kEpgSimtTileN)>
 struct EpgSimtCtx {
   using Compute = typename Epi::Compute;
   static constexpr int kSlots = Epi::kNumReduce > 0 ? Epi::kNumReduce : 1;
-  static constexpr int kPartials = kEpgSimtTileM > kEpgSimtTileN ? kEpgSimtTileM : kEpgSimtTileN;
+  static constexpr int kPartials = kPartialCount;
 
   const typename Epi::Params& p;
   long long l = 0, m = 0, n = 0;
@@ -112,13 +114,13 @@ struct EpgSimtCtx {
 };
 
 // Visitors over the reduce outputs (Epi::for_each_reduce calls visit<J>()).
-template <class Epi>
+template <class Epi, int kPartialCount = EpgSimtCtx<Epi>::kPartials>
 struct EpgSimtResetPartials {
-  EpgSimtCtx<Epi>& ctx;
+  EpgSimtCtx<Epi, kPartialCount>& ctx;
   template <int J>
   __device__ __forceinline__ void visit() {
 #pragma unroll
-    for (int k = 0; k < EpgSimtCtx<Epi>::kPartials; ++k)
+    for (int k = 0; k < kPartialCount; ++k)
       ctx.partial[Epi::kOutReduceSlot[J]][k] = epg_reduce_identity<Epi::kOutReduceOp[J], typename Epi::Compute>();
   }
 };

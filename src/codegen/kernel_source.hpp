@@ -17,9 +17,10 @@ namespace epigemm::codegen {
 /// The kernel templates of kernels/ that the generator can instantiate.
 enum class KernelTemplate : std::uint8_t {
   simt,  ///< kernels/simt_gemm.cuh: CUDA-core tiled GEMM, any layout and dtype
+  sm80,  ///< kernels/sm80_gemm.cuh: mma.sync tensor cores, f16/bf16, any layout and alignment
 };
 
-/// "simt".
+/// "simt", "sm80".
 std::string_view to_string(KernelTemplate kind) noexcept;
 /// The template named `name`; nullopt when unknown.
 std::optional<KernelTemplate> parse_kernel_template(std::string_view name) noexcept;
@@ -31,6 +32,22 @@ inline constexpr const char kSimtFillKernel[] = "epg_simt_fill_kernel";
 /// Threads per block of both simt kernels, and the simt block tile.
 inline constexpr int kSimtThreads = 256;
 inline constexpr int kSimtTileM = 64, kSimtTileN = 64, kSimtTileK = 16;
+
+/// The sm80 template's GEMM entry point (its identity fill is kSimtFillKernel),
+/// threads per block and block tile.
+inline constexpr const char kSm80GemmKernel[] = "epg_sm80_gemm_kernel";
+inline constexpr int kSm80Threads = 256;
+inline constexpr int kSm80TileM = 128, kSm80TileN = 128, kSm80TileK = 32;
+
+/// How the sm80 kernel moves A and B: whether each is staged K-major (its K
+/// stride is 1, or it has no unit stride) or M/N-major, and the elements per
+/// load (8, 4, 2 or 1) its pointer, strides and contiguous extent allow.
+struct Sm80Variant {
+  bool a_k_major = true, b_k_major = true;
+  int a_vec = 1, b_vec = 1;
+};
+/// The variant for the problem's A and B (pointers included).
+Sm80Variant sm80_variant(const detail::Problem& problem) noexcept;
 
 /// The comment that ends a unit whose kernel is a template (sm90): the rest
 /// of its line is the name expression NVRTC must instantiate.
@@ -56,7 +73,7 @@ std::span<const std::string_view> kernel_headers(KernelTemplate kind) noexcept;
 /// program's canonical DAG hash, the template, the target SM, A/B,
 /// accumulator and compute dtypes, and each operand's kind, dtype and reduce
 /// op. Equal keys, equal source. Cheap: hashes a few dozen integers, no text,
-/// no allocation.
+/// no allocation. The sm80 key includes its Sm80Variant.
 std::uint64_t kernel_class_key(const detail::Problem& problem, KernelTemplate kind, int target_sm) noexcept;
 
 }  // namespace epigemm::codegen

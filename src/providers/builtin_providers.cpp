@@ -13,6 +13,7 @@ struct RegisterBuiltinProviders {
     auto& registry = ProviderRegistry::instance();
     registry.add(make_cpu_reference_provider());
     registry.add(make_simt_provider());
+    registry.add(make_sm80_provider());
     registry.add(make_sm90_provider());
     registry.set_device_target_sm_query(&current_device_target_sm);
   }

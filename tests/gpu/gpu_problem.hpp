@@ -31,13 +31,16 @@ namespace epigemm::testing {
   if (driver_var == nullptr) GTEST_SKIP() << "no CUDA device here: " << gpu_status_.reason(); \
   driver_var->make_current(0)
 
-/// Only the simt provider, for the current device's SM.
-inline OperatorQuery simt_query(const runtime::Driver& driver) {
+/// Only the provider `name`, for the current device's SM.
+inline OperatorQuery provider_query(const runtime::Driver& driver, const std::string& name) {
   OperatorQuery query;
   query.target_sm = driver.device_info(0).sm;
-  query.providers = {"simt"};
+  query.providers = {name};
   return query;
 }
+
+/// Only the simt provider, for the current device's SM.
+inline OperatorQuery simt_query(const runtime::Driver& driver) { return provider_query(driver, "simt"); }
 
 /// Only the cpu_reference provider.
 inline OperatorQuery reference_query() {
@@ -158,16 +161,19 @@ class GpuProblem {
     return a;
   }
 
-  /// The simt operator for the device problem (fails the test if none).
+  /// The tiled provider run_and_compare runs: "simt" (the default) or "sm80".
+  void use_provider(std::string name) { provider_ = std::move(name); }
+
+  /// The operator of that provider for the device problem (fails the test if none).
   Operator simt_operator(const GemmArguments& device_args) const {
-    auto candidates = explain_operators(device_args, simt_query(driver_));
+    auto candidates = explain_operators(device_args, provider_query(driver_, provider_));
     EXPECT_EQ(candidates.size(), 1u);
-    if (!candidates.at(0).status) ADD_FAILURE() << "simt refused: " << candidates.at(0).status.reason();
+    if (!candidates.at(0).status) ADD_FAILURE() << provider_ << " refused: " << candidates.at(0).status.reason();
     return candidates.at(0).op;
   }
 
-  /// Runs simt (twice, with two poison patterns) and cpu_reference, and
-  /// compares every element of every output.
+  /// Runs that provider (twice, with two poison patterns) and cpu_reference,
+  /// and compares every element of every output.
   void run_and_compare(DType accumulator = DType::f32, DType compute = DType::f32) {
     const GemmArguments device_args = args(true, accumulator, compute);
     Operator op = simt_operator(device_args);
@@ -263,6 +269,7 @@ class GpuProblem {
   std::map<std::string, Operand> operands_;
   std::map<std::string, double> scalars_;
   bool reference_done_ = false;
+  std::string provider_ = "simt";
 };
 
 }  // namespace epigemm::testing

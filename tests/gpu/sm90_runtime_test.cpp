@@ -22,8 +22,10 @@ class Sm90Runtime : public ::testing::Test {
   std::mt19937 rng{std::random_device{}()};
 
   /// Every sm90 candidate refuses with a reason containing `phrase`, and
-  /// get_operators hands the problem to simt, which runs it correctly.
-  void expect_rejected_then_simt(GpuProblem& p, const std::string& phrase, DType accumulator = DType::f32) {
+  /// get_operators hands the problem to sm80 (f16/bf16 A and B) or simt,
+  /// which runs it correctly.
+  void expect_rejected_then_fallback(GpuProblem& p, const std::string& phrase, DType a, DType b,
+                                     DType accumulator = DType::f32) {
     const GemmArguments args = p.args(true, accumulator, DType::f32);
     const auto candidates = explain_operators(args, sm90_query());
     ASSERT_EQ(candidates.size(), detail::sm90_tile_configs().size());
@@ -35,7 +37,10 @@ class Sm90Runtime : public ::testing::Test {
     }
     const auto ops = get_operators(args, {.target_sm = 90});
     ASSERT_FALSE(ops.empty());
-    EXPECT_EQ(ops.front().metadata().provider, "simt");
+    const bool tensor_cores = (a == DType::f16 || a == DType::bf16) && b == a && accumulator != DType::i32;
+    const std::string fallback = tensor_cores ? "sm80" : "simt";
+    EXPECT_EQ(ops.front().metadata().provider, fallback);
+    p.use_provider(fallback);
     p.run_and_compare(accumulator);
   }
 
@@ -47,7 +52,7 @@ class Sm90Runtime : public ::testing::Test {
   }
 };
 
-TEST_F(Sm90Runtime, RejectedProblemsRunOnSimt) {
+TEST_F(Sm90Runtime, RejectedProblemsRunOnSm80OrSimt) {
   EPIGEMM_REQUIRE_SM90(driver);
   /// One operand: dtype, shape, strides (empty: contiguous), bytes past alignment.
   struct Operand {
@@ -86,7 +91,7 @@ TEST_F(Sm90Runtime, RejectedProblemsRunOnSimt) {
     p.add("A", r.a.dtype, r.a.shape, r.a.strides, false, r.a.offset);
     p.add("B", r.b.dtype, r.b.shape, r.b.strides, false, r.b.offset);
     epilogue(p, M, r.b.shape[1], r.d, r.d_strides);
-    expect_rejected_then_simt(p, r.phrase, r.accumulator);
+    expect_rejected_then_fallback(p, r.phrase, r.a.dtype, r.b.dtype, r.accumulator);
   }
 }
 
