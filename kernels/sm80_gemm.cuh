@@ -1,12 +1,13 @@
 // The sm80 GEMM: f16/bf16 tensor cores through mma.sync (Ampere, Ada and
 // Hopper), with the generated epilogue applied per element as in the simt
-// kernel. A 128x128x32 block tile, 8 warps of 64x32, operands staged
-// global -> registers -> shared memory (two buffers, one barrier per
-// k-tile: the next k-tile's loads are in flight while the tensor cores
-// work), fragments read with ldmatrix. Loads take any stride and any
-// element alignment: each operand moves in pieces of kVec elements along its
-// unit-stride axis (16, 8, 4 or 2 bytes), or element by element when the
-// host found its pointer, strides or contiguous extent unaligned to more.
+// kernel. A 128x128x32 block tile, 8 warps of 64x32, a ring of kStages
+// k-tiles in dynamic shared memory, fragments read with ldmatrix. Loads take
+// any stride and any element alignment: each operand moves in pieces of kVec
+// elements along its unit-stride axis. Pieces of 16 bytes (kVec 8) go
+// straight to shared memory with cp.async, kStages - 1 k-tiles ahead of the
+// tensor cores; narrower pieces (8, 4 or 2 bytes, or single elements where
+// the host found the pointer, strides or contiguous extent unaligned to
+// more) pass through registers, one k-tile ahead.
 #pragma once
 
 #include "simt_gemm.cuh"
@@ -23,6 +24,10 @@ constexpr int kEpgSm80FragsN = kEpgSm80WarpN / 8;   // n8 blocks per warp
 // each n8 block: the epilogue's row and column partials.
 constexpr int kEpgSm80Partials = 2 * (kEpgSm80FragsM > kEpgSm80FragsN ? kEpgSm80FragsM : kEpgSm80FragsN);
 
+__device__ __forceinline__ unsigned epg_sm80_smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
 // kVec 16-bit elements moved as one piece.
 template <int kVec> struct EpgSm80Piece;
 template <> struct EpgSm80Piece<1> { using type = unsigned short; };
@@ -38,12 +43,30 @@ template <> struct EpgSm80Piece<8> { using type = uint4; };
 template <int kRows, int kCols, int kVec>
 struct EpgSm80TileLoader {
   static constexpr int kPitch = kCols + 8;
+  static constexpr int kElements = kRows * kPitch;  ///< one stage of the tile in shared memory
   static constexpr int kPiecesPerRow = kCols / kVec;
   static constexpr int kIters = kRows * kPiecesPerRow / kEpgSm80Threads;
   static_assert(kIters * kEpgSm80Threads == kRows * kPiecesPerRow, "the threads cover the tile");
+  /// 16-byte pieces are copied by cp.async, without registers.
+  static constexpr bool kAsync = kVec == 8;
   using Piece = typename EpgSm80Piece<kVec>::type;
 
-  Piece regs[kIters];
+  Piece regs[kAsync ? 1 : kIters];
+
+  /// kAsync: copies the tile into `tile` (zeros past the extents) and
+  /// returns at once; the caller commits and waits for the group.
+  __device__ __forceinline__ void copy(unsigned short* tile, const unsigned short* base, long long row0,
+                                       long long col0, long long rows, long long cols, long long s_row) const {
+#pragma unroll
+    for (int it = 0; it < kIters; ++it) {
+      const int e = threadIdx.x + it * kEpgSm80Threads;
+      const long long r = row0 + e / kPiecesPerRow, c = col0 + (e % kPiecesPerRow) * kVec;
+      const bool inside = r < rows && c < cols;
+      const unsigned short* from = inside ? base + r * s_row + c : base;
+      const unsigned to = epg_sm80_smem_address(tile + (e / kPiecesPerRow) * kPitch + (e % kPiecesPerRow) * kVec);
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(from), "r"(inside ? 16 : 0));
+    }
+  }
 
   __device__ __forceinline__ void load(const unsigned short* base, long long row0, long long col0, long long rows,
                                        long long cols, long long s_row, long long s_col) {
@@ -67,10 +90,6 @@ struct EpgSm80TileLoader {
     }
   }
 };
-
-__device__ __forceinline__ unsigned epg_sm80_smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 
 template <bool kTrans>
 __device__ __forceinline__ void epg_sm80_ldmatrix_x4(unsigned (&r)[4], const unsigned short* p) {
@@ -140,22 +159,36 @@ struct EpgSm80FlushPartials {
   }
 };
 
+// A's tile: (M, K) rows of K when K-major, else (K, M) rows of M; B's alike.
+template <bool kAKMajor, int kVecA>
+using EpgSm80LoaderA = EpgSm80TileLoader<kAKMajor ? kEpgSm80BlockM : kEpgSm80BlockK,
+                                         kAKMajor ? kEpgSm80BlockK : kEpgSm80BlockM, kVecA>;
+template <bool kBKMajor, int kVecB>
+using EpgSm80LoaderB = EpgSm80TileLoader<kBKMajor ? kEpgSm80BlockN : kEpgSm80BlockK,
+                                         kBKMajor ? kEpgSm80BlockK : kEpgSm80BlockN, kVecB>;
+
+// Dynamic shared memory of the kernel: kStages stages of A's and B's tiles.
+template <bool kAKMajor, bool kBKMajor, int kStages>
+constexpr int epg_sm80_shared_bytes() {
+  return kStages * 2 * (EpgSm80LoaderA<kAKMajor, 1>::kElements + EpgSm80LoaderB<kBKMajor, 1>::kElements);
+}
+
 // Launch: blockDim.x = kEpgSm80Threads; grid (ceil(N/128), min(ceil(M/128),
-// 65535), min(L, 65535)); the y and z dimensions loop when the grid is
-// smaller. kAKMajor / kBKMajor: the operand's K stride is 1 (or it has no
-// unit stride: then kVec is 1); else its M / N stride is 1.
-template <int DA, int DB, bool kAKMajor, bool kBKMajor, int kVecA, int kVecB, class Epi>
+// 65535), min(L, 65535)); epg_sm80_shared_bytes() of dynamic shared memory;
+// the y and z dimensions loop when the grid is smaller. kAKMajor / kBKMajor:
+// the operand's K stride is 1 (or it has no unit stride: then kVec is 1);
+// else its M / N stride is 1.
+template <int DA, int DB, bool kAKMajor, bool kBKMajor, int kVecA, int kVecB, int kStages, class Epi>
 __device__ __forceinline__ void epg_sm80_gemm(const EpgSimtArgs<Epi>& args) {
   static_assert(DA == DB, "A and B have one 16-bit dtype");
+  static_assert(kStages >= 2, "a ring of at least two k-tiles");
   using Acc = typename Epi::Acc;
   constexpr int BM = kEpgSm80BlockM, BN = kEpgSm80BlockN, BK = kEpgSm80BlockK;
-  // A's tile: (M, K) rows of K when K-major, else (K, M) rows of M; B's alike.
-  using LoaderA = EpgSm80TileLoader<kAKMajor ? BM : BK, kAKMajor ? BK : BM, kVecA>;
-  using LoaderB = EpgSm80TileLoader<kBKMajor ? BN : BK, kBKMajor ? BK : BN, kVecB>;
-  constexpr int kTileA = (kAKMajor ? BM : BK) * LoaderA::kPitch;
-  constexpr int kTileB = (kBKMajor ? BN : BK) * LoaderB::kPitch;
-  __shared__ __align__(16) unsigned short smem_a[2][kTileA];
-  __shared__ __align__(16) unsigned short smem_b[2][kTileB];
+  using LoaderA = EpgSm80LoaderA<kAKMajor, kVecA>;
+  using LoaderB = EpgSm80LoaderB<kBKMajor, kVecB>;
+  extern __shared__ __align__(128) unsigned short epg_sm80_smem[];
+  unsigned short* const smem_a = epg_sm80_smem;                             // kStages x LoaderA::kElements
+  unsigned short* const smem_b = epg_sm80_smem + kStages * LoaderA::kElements;  // kStages x LoaderB::kElements
 
   const EpgGemmArgs& g = args.gemm;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -186,22 +219,55 @@ __device__ __forceinline__ void epg_sm80_gemm(const EpgSimtArgs<Epi>& args) {
 
       LoaderA load_a;
       LoaderB load_b;
-      const auto fetch = [&](long long k0) {
-        if constexpr (kAKMajor) load_a.load(a_batch, m0, k0, g.m, g.k, g.a_sm, g.a_sk);
-        else load_a.load(a_batch, k0, m0, g.k, g.m, g.a_sk, g.a_sm);
-        if constexpr (kBKMajor) load_b.load(b_batch, n0, k0, g.n, g.k, g.b_sn, g.b_sk);
-        else load_b.load(b_batch, k0, n0, g.k, g.n, g.b_sk, g.b_sn);
+      // Starts k-tile `kt` towards stage `stage`: cp.async pieces land
+      // there; register pieces wait in load_a / load_b for put().
+      const auto fetch = [&](long long kt, int stage) {
+        const long long k0 = kt * BK;
+        unsigned short* const ta = smem_a + stage * LoaderA::kElements;
+        unsigned short* const tb = smem_b + stage * LoaderB::kElements;
+        if constexpr (LoaderA::kAsync) {
+          if constexpr (kAKMajor) load_a.copy(ta, a_batch, m0, k0, g.m, g.k, g.a_sm);
+          else load_a.copy(ta, a_batch, k0, m0, g.k, g.m, g.a_sk);
+        } else {
+          if constexpr (kAKMajor) load_a.load(a_batch, m0, k0, g.m, g.k, g.a_sm, g.a_sk);
+          else load_a.load(a_batch, k0, m0, g.k, g.m, g.a_sk, g.a_sm);
+        }
+        if constexpr (LoaderB::kAsync) {
+          if constexpr (kBKMajor) load_b.copy(tb, b_batch, n0, k0, g.n, g.k, g.b_sn);
+          else load_b.copy(tb, b_batch, k0, n0, g.k, g.n, g.b_sk);
+        } else {
+          if constexpr (kBKMajor) load_b.load(b_batch, n0, k0, g.n, g.k, g.b_sn, g.b_sk);
+          else load_b.load(b_batch, k0, n0, g.k, g.n, g.b_sk, g.b_sn);
+        }
       };
-      fetch(0);
-      load_a.store(smem_a[0]);
-      load_b.store(smem_b[0]);
-      __syncthreads();
+      // Moves the register pieces of the last fetch into stage `stage`.
+      const auto put = [&](int stage) {
+        if constexpr (!LoaderA::kAsync) load_a.store(smem_a + stage * LoaderA::kElements);
+        if constexpr (!LoaderB::kAsync) load_b.store(smem_b + stage * LoaderB::kElements);
+      };
+      // One cp.async group per k-tile (empty past the last), so that
+      // "all but kStages - 2 groups done" means the current k-tile landed.
+      const auto commit = []() { asm volatile("cp.async.commit_group;\n" ::); };
+
+#pragma unroll
+      for (int s = 0; s < kStages - 1; ++s) {
+        if (s < k_tiles) {
+          fetch(s, s);
+          put(s);
+        }
+        commit();
+      }
 
       for (long long kt = 0; kt < k_tiles; ++kt) {
-        const int buf = static_cast<int>(kt & 1);
-        if (kt + 1 < k_tiles) fetch((kt + 1) * BK);
-        const unsigned short* ta = smem_a[buf];
-        const unsigned short* tb = smem_b[buf];
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 2));
+        __syncthreads();  // k-tile kt is in its stage; stage (kt - 1) % kStages is free
+        const long long next = kt + kStages - 1;
+        const int next_stage = static_cast<int>(next % kStages);
+        if (next < k_tiles) fetch(next, next_stage);
+        commit();
+        const int stage = static_cast<int>(kt % kStages);
+        const unsigned short* ta = smem_a + stage * LoaderA::kElements;
+        const unsigned short* tb = smem_b + stage * LoaderB::kElements;
 #pragma unroll
         for (int ks = 0; ks < BK; ks += 16) {
           unsigned a[kEpgSm80FragsM][4];
@@ -230,12 +296,10 @@ __device__ __forceinline__ void epg_sm80_gemm(const EpgSimtArgs<Epi>& args) {
             for (int j = 0; j < kEpgSm80FragsN; ++j)
               epg_sm80_mma<DA>(acc[i][j], a[i], b[j / 2][(j % 2) * 2], b[j / 2][(j % 2) * 2 + 1]);
         }
-        if (kt + 1 < k_tiles) {
-          load_a.store(smem_a[buf ^ 1]);
-          load_b.store(smem_b[buf ^ 1]);
-        }
-        __syncthreads();
+        if (next < k_tiles) put(next_stage);
       }
+      asm volatile("cp.async.wait_group 0;\n" ::);
+      __syncthreads();  // every stage read before the next tile's prologue refills the ring
 
       // The epilogue: accumulator (i, j, r) is row wm0 + 16 i + lane / 4 +
       // 8 (r / 2), column wn0 + 8 j + 2 (lane % 4) + r % 2.

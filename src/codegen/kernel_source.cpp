@@ -66,7 +66,10 @@ std::string sm80_entry_points(const detail::Problem& p) {
       << ") {\n"
       << "  epg_sm80_gemm<" << device_dtype_name(p.A.dtype) << ", " << device_dtype_name(p.B.dtype) << ", "
       << (v.a_k_major ? "true" : "false") << ", " << (v.b_k_major ? "true" : "false") << ", " << v.a_vec << ", "
-      << v.b_vec << ", EpgEpilogue>(args);\n}\n\n";
+      << v.b_vec << ", " << kSm80Stages << ", EpgEpilogue>(args);\n}\n\n";
+  out << "static_assert(epg_sm80_shared_bytes<" << (v.a_k_major ? "true" : "false") << ", "
+      << (v.b_k_major ? "true" : "false") << ", " << kSm80Stages << ">() == " << sm80_shared_bytes(v)
+      << ", \"the host launches with the kernel's shared memory\");\n\n";
   out << "extern \"C\" __global__ void __launch_bounds__(" << kSimtThreads << ") " << kSimtFillKernel << "(" << args
       << ") {\n  epg_simt_fill_identity<EpgEpilogue>(args);\n}\n";
   return out.str();
@@ -80,6 +83,16 @@ Sm80Variant sm80_variant(const detail::Problem& p) noexcept {
   std::tie(v.a_k_major, v.a_vec) = operand_staging(p.A, true, p.K, p.M);
   std::tie(v.b_k_major, v.b_vec) = operand_staging(p.B, false, p.K, p.N);
   return v;
+}
+
+unsigned sm80_shared_bytes(const Sm80Variant& v) noexcept {
+  // (rows, cols + 8) per stage: K-major (128, 32 + 8), else (32, 128 + 8).
+  const auto elements = [](bool k_major) { return k_major ? kSm80TileM * (kSm80TileK + 8) : kSm80TileK * (kSm80TileM + 8); };
+  return static_cast<unsigned>(kSm80Stages * 2 * (elements(v.a_k_major) + elements(v.b_k_major)));
+}
+
+unsigned dynamic_shared_bytes(const detail::Problem& p, KernelTemplate kind) noexcept {
+  return kind == KernelTemplate::sm80 ? sm80_shared_bytes(sm80_variant(p)) : 0;
 }
 
 std::string_view to_string(KernelTemplate kind) noexcept {

@@ -38,6 +38,8 @@ inline constexpr int kSimtTileM = 64, kSimtTileN = 64, kSimtTileK = 16;
 inline constexpr const char kSm80GemmKernel[] = "epg_sm80_gemm_kernel";
 inline constexpr int kSm80Threads = 256;
 inline constexpr int kSm80TileM = 128, kSm80TileN = 128, kSm80TileK = 32;
+/// k-tiles in the sm80 kernel's shared-memory ring.
+inline constexpr int kSm80Stages = 4;
 
 /// How the sm80 kernel moves A and B: whether each is staged K-major (its K
 /// stride is 1, or it has no unit stride) or M/N-major, and the elements per
@@ -48,6 +50,11 @@ struct Sm80Variant {
 };
 /// The variant for the problem's A and B (pointers included).
 Sm80Variant sm80_variant(const detail::Problem& problem) noexcept;
+/// Dynamic shared memory of the sm80 kernel: kSm80Stages stages of A's and
+/// B's tiles, each row padded by 8 elements (the kernel asserts the same).
+unsigned sm80_shared_bytes(const Sm80Variant& variant) noexcept;
+/// Dynamic shared memory the template's GEMM kernel launches with (0 for simt).
+unsigned dynamic_shared_bytes(const detail::Problem& problem, KernelTemplate kind) noexcept;
 
 /// The comment that ends a unit whose kernel is a template (sm90): the rest
 /// of its line is the name expression NVRTC must instantiate.

@@ -140,6 +140,8 @@ TiledOperator::Kernels TiledOperator::kernels_for(const Problem& p, int sm) {
       });
   Kernels k;
   k.gemm = loaded.function;
+  k.shared_bytes = codegen::dynamic_shared_bytes(p, kernel_.kind);
+  if (k.shared_bytes > 48 * 1024) driver.set_max_dynamic_shared_memory(k.gemm, static_cast<int>(k.shared_bytes));
   driver.check(driver.module_get_function(&k.fill, loaded.module, codegen::kSimtFillKernel),
                "finding the identity-fill kernel");
   std::unique_lock<std::shared_mutex> lock(mutex_);
@@ -177,6 +179,7 @@ void TiledOperator::run(const Problem& p, void* stream) {
     driver.launch(k.fill, config, params);
   }
   config.block = {static_cast<unsigned>(kernel_.threads), 1, 1};
+  config.shared_bytes = k.shared_bytes;
   config.grid = {blocks(p.N, kernel_.tile_n, 0x7fffffff), blocks(p.M, kernel_.tile_m, 65535),
                  static_cast<unsigned>(std::min<std::int64_t>(p.L, 65535))};
   driver.launch(k.gemm, config, params);

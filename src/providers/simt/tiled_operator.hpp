@@ -57,6 +57,7 @@ class TiledOperator final : public OperatorImpl {
   struct Kernels {
     CUfunction gemm = nullptr;
     CUfunction fill = nullptr;
+    unsigned shared_bytes = 0;  ///< the GEMM's dynamic shared memory
   };
 
   /// The key of the problem's class on its device (no allocation).
