@@ -169,7 +169,7 @@ using EpgSm80LoaderB = EpgSm80TileLoader<kBKMajor ? kEpgSm80BlockN : kEpgSm80Blo
 
 // Dynamic shared memory of the kernel: kStages stages of A's and B's tiles.
 template <bool kAKMajor, bool kBKMajor, int kStages>
-constexpr int epg_sm80_shared_bytes() {
+__host__ __device__ constexpr int epg_sm80_shared_bytes() {
   return kStages * 2 * (EpgSm80LoaderA<kAKMajor, 1>::kElements + EpgSm80LoaderB<kBKMajor, 1>::kElements);
 }
 

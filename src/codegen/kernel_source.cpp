@@ -62,7 +62,8 @@ std::string sm80_entry_points(const detail::Problem& p) {
   const Sm80Variant v = sm80_variant(p);
   const std::string args = "const __grid_constant__ EpgSimtArgs<EpgEpilogue> args";
   TextWriter out;
-  out << "extern \"C\" __global__ void __launch_bounds__(" << kSm80Threads << ") " << kSm80GemmKernel << "(" << args
+  out << "extern \"C\" __global__ void __launch_bounds__(" << kSm80Threads << ", " << kSm80MinBlocksPerSm << ") "
+      << kSm80GemmKernel << "(" << args
       << ") {\n"
       << "  epg_sm80_gemm<" << device_dtype_name(p.A.dtype) << ", " << device_dtype_name(p.B.dtype) << ", "
       << (v.a_k_major ? "true" : "false") << ", " << (v.b_k_major ? "true" : "false") << ", " << v.a_vec << ", "

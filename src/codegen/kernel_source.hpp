@@ -40,6 +40,8 @@ inline constexpr int kSm80Threads = 256;
 inline constexpr int kSm80TileM = 128, kSm80TileN = 128, kSm80TileK = 32;
 /// k-tiles in the sm80 kernel's shared-memory ring.
 inline constexpr int kSm80Stages = 4;
+/// Blocks per SM the sm80 kernel's registers are capped for (__launch_bounds__).
+inline constexpr int kSm80MinBlocksPerSm = 1;
 
 /// How the sm80 kernel moves A and B: whether each is staged K-major (its K
 /// stride is 1, or it has no unit stride) or M/N-major, and the elements per
