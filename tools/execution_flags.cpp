@@ -45,7 +45,7 @@ void add_device_flags(FlagSet& flags) {
 }
 
 void add_operator_flags(FlagSet& flags) {
-  flags.add_value("provider", "NAME[,NAME...]", "all", "keep only these providers (cpu_reference, simt, sm90, ...)");
+  flags.add_value("provider", "NAME[,NAME...]", "all", "keep only these providers (cpu_reference, simt, sm80, sm90)");
   flags.add_value("operator", "NAME", "the first that supports the problem", "use the operator with this name");
   flags.add_value("tile", "MxNxK", "any", "keep only operators with this tile shape");
   flags.add_value("cluster", "MxN", "any", "keep only operators with this cluster shape");

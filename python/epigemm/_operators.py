@@ -124,7 +124,7 @@ def get_operators(
     accumulate precisely by default; `lambda md:
     md.extra.get("fp8_accumulation") == "fast"` picks Hopper's faster,
     reduced-precision fp8 accumulation instead.
-    providers: a name or names ('cpu_reference', 'simt', 'sm90', ...).
+    providers: a name or names ('cpu_reference', 'simt', 'sm80', 'sm90').
     """
     ops = _ext.get_operators(_cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers))
     return [Operator(op) for op in ops]

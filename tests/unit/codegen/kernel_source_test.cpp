@@ -153,9 +153,65 @@ TEST_F(KernelSource, GemmArgsFollowEachOperandsLayout) {
   EXPECT_EQ(g.b_sn, 1);
 }
 
+TEST_F(KernelSource, Sm80SourceNamesItsStagingAndSharedMemory) {
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  HostCatalogProblem hp(seed("relu_aux_store"), bf16, 1, 9, 11, 16, rng);
+  detail::Problem p;
+  detail::analyze(hp.args, p);
+  // A (9, 16) row-major: K-major, rows 32 bytes apart (pieces of 8); B
+  // (16, 11) row-major: N-major, rows 22 bytes apart (single elements).
+  const codegen::Sm80Variant v = codegen::sm80_variant(p);
+  EXPECT_TRUE(v.a_k_major);
+  EXPECT_FALSE(v.b_k_major);
+  EXPECT_EQ(v.a_vec, 8);
+  EXPECT_EQ(v.b_vec, 1);
+  // Four stages of A (128 rows of 32 + 8) and B (32 rows of 128 + 8), 16-bit.
+  EXPECT_EQ(codegen::sm80_shared_bytes(v), 4u * 2u * (128u * 40u + 32u * 136u));
+  EXPECT_EQ(codegen::dynamic_shared_bytes(p, KernelTemplate::sm80), codegen::sm80_shared_bytes(v));
+  EXPECT_EQ(codegen::dynamic_shared_bytes(p, KernelTemplate::simt), 0u);
+  const std::string src = codegen::kernel_source(p, KernelTemplate::sm80);
+  EXPECT_NE(src.find("#include \"sm80_gemm.cuh\""), std::string::npos);
+  EXPECT_NE(src.find("epg_sm80_gemm<kEpgBf16, kEpgBf16, true, false, 8, 1, 4, EpgEpilogue>(args);"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("static_assert(epg_sm80_shared_bytes<true, false, 4>() == " +
+                     std::to_string(codegen::sm80_shared_bytes(v))),
+            std::string::npos);
+  EXPECT_NE(src.find(codegen::kSimtFillKernel), std::string::npos);
+  for (std::string_view header : codegen::kernel_headers(KernelTemplate::sm80)) {
+    EXPECT_TRUE(codegen::embedded_kernel_file(header).has_value()) << header;
+  }
+
+  // The staging is part of the sm80 class, not of the simt one.
+  detail::Problem q = p;
+  q.B.row_stride = 16;  // B's rows now 32 bytes apart
+  q.N = 16;
+  EXPECT_EQ(codegen::sm80_variant(q).b_vec, 8);
+  EXPECT_NE(codegen::kernel_class_key(p, KernelTemplate::sm80, 80), codegen::kernel_class_key(q, KernelTemplate::sm80, 80));
+  EXPECT_EQ(codegen::kernel_class_key(p, KernelTemplate::simt, 80), codegen::kernel_class_key(q, KernelTemplate::simt, 80));
+}
+
+TEST_F(KernelSource, Sm80TakesSixteenBitOperandsOnly) {
+  for (const DTypeCombo& combo : dtype_combos()) {
+    HostCatalogProblem hp(seed("relu_aux_store"), combo, 1, 4, 4, 4, rng);
+    detail::Problem p;
+    detail::analyze(hp.args, p);
+    const Status status = codegen::can_instantiate(p, KernelTemplate::sm80);
+    const bool sixteen = (combo.a == DType::f16 || combo.a == DType::bf16) && combo.b == combo.a;
+    const bool accumulates = combo.accumulator == DType::f32 || combo.accumulator == DType::f16;
+    EXPECT_EQ(static_cast<bool>(status), sixteen && accumulates) << combo.name;
+    if (!sixteen) {
+      EXPECT_NE(status.reason().find("both f16 or both bf16"), std::string::npos) << status.reason();
+      EXPECT_THROW(codegen::kernel_source(p, KernelTemplate::sm80), Error);
+    }
+  }
+}
+
 TEST_F(KernelSource, TemplateNamesRoundTrip) {
   EXPECT_EQ(codegen::to_string(KernelTemplate::simt), "simt");
   EXPECT_EQ(codegen::parse_kernel_template("simt"), KernelTemplate::simt);
+  EXPECT_EQ(codegen::to_string(KernelTemplate::sm80), "sm80");
+  EXPECT_EQ(codegen::parse_kernel_template("sm80"), KernelTemplate::sm80);
   EXPECT_FALSE(codegen::parse_kernel_template("wgmma").has_value());
 }
 
