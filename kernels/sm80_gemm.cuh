@@ -91,37 +91,34 @@ struct EpgSm80TileLoader {
   }
 };
 
+// ldmatrix .x4 (kSuffix "" or ".trans") and mma m16n8k16 (kType "f16" or
+// "bf16") as inline PTX.
+#define EPG_SM80_LDMATRIX_X4(kSuffix, r, p)                                                  \
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4" kSuffix ".shared.b16 {%0, %1, %2, %3}, [%4];\n" \
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])                              \
+               : "r"(epg_sm80_smem_address(p)))
+#define EPG_SM80_MMA(kType, d, a, b0, b1)                                                                   \
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." kType "." kType                                      \
+               ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"                      \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                             \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1))
+
 template <bool kTrans>
 __device__ __forceinline__ void epg_sm80_ldmatrix_x4(unsigned (&r)[4], const unsigned short* p) {
-  if constexpr (kTrans) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(epg_sm80_smem_address(p)));
-  } else {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                 : "r"(epg_sm80_smem_address(p)));
-  }
+  if constexpr (kTrans) EPG_SM80_LDMATRIX_X4(".trans", r, p);
+  else EPG_SM80_LDMATRIX_X4("", r, p);
 }
 
 // D (16x8, f32) += A (16x16) * B (16x8).
 template <int DT>
 __device__ __forceinline__ void epg_sm80_mma(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
   static_assert(DT == kEpgF16 || DT == kEpgBf16, "mma.sync m16n8k16 takes f16 or bf16");
-  if constexpr (DT == kEpgBf16) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
+  if constexpr (DT == kEpgBf16) EPG_SM80_MMA("bf16", d, a, b0, b1);
+  else EPG_SM80_MMA("f16", d, a, b0, b1);
 }
+
+#undef EPG_SM80_LDMATRIX_X4
+#undef EPG_SM80_MMA
 
 // Combines the row and column partials across the warp (a row's values sit
 // in the four lanes of one lane / 4, a column's in the eight of one
