@@ -74,7 +74,7 @@ const TiledKernel& sm80_kernel() noexcept {
                                   .tile_m = codegen::kSm80TileM,
                                   .tile_n = codegen::kSm80TileN,
                                   .tile_k = codegen::kSm80TileK,
-                                  .stages = 2,
+                                  .stages = codegen::kSm80Stages,
                                   .preference = -5};
   return kernel;
 }
