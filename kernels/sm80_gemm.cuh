@@ -120,6 +120,30 @@ __device__ __forceinline__ void epg_sm80_mma(float (&d)[4], const unsigned (&a)[
 #undef EPG_SM80_LDMATRIX_X4
 #undef EPG_SM80_MMA
 
+// Starts an operand's k-tile: the (mn0, k0) corner of its (mn, k) matrix,
+// whose elements are s_mn and s_k apart, staged in rows of M/N (K-major) or
+// of K. cp.async pieces land in `tile`; register pieces wait in the loader.
+template <bool kKMajor, class Loader>
+__device__ __forceinline__ void epg_sm80_fetch(Loader& loader, unsigned short* tile, const unsigned short* base,
+                                               long long mn0, long long k0, long long mn, long long k, long long s_mn,
+                                               long long s_k) {
+  const long long row0 = kKMajor ? mn0 : k0, col0 = kKMajor ? k0 : mn0;
+  const long long rows = kKMajor ? mn : k, cols = kKMajor ? k : mn;
+  const long long s_row = kKMajor ? s_mn : s_k, s_col = kKMajor ? s_k : s_mn;
+  if constexpr (Loader::kAsync) loader.copy(tile, base, row0, col0, rows, cols, s_row);
+  else loader.load(base, row0, col0, rows, cols, s_row, s_col);
+}
+
+// One ldmatrix x4 of an operand's fragment at (mn, ks) of a stage whose rows
+// are M/N (K-major) or K (read transposed); (row, col): this lane's row
+// start within the fragment.
+template <bool kKMajor, int kPitch>
+__device__ __forceinline__ void epg_sm80_load_fragment(unsigned (&r)[4], const unsigned short* tile, int mn, int ks,
+                                                       int row, int col) {
+  if constexpr (kKMajor) epg_sm80_ldmatrix_x4<false>(r, tile + (mn + row) * kPitch + ks + col);
+  else epg_sm80_ldmatrix_x4<true>(r, tile + (ks + row) * kPitch + mn + col);
+}
+
 // Combines the row and column partials across the warp (a row's values sit
 // in the four lanes of one lane / 4, a column's in the eight of one
 // lane % 4), then one lane per row / column / batch adds them into the
@@ -220,22 +244,10 @@ __device__ __forceinline__ void epg_sm80_gemm(const EpgSimtArgs<Epi>& args) {
       // there; register pieces wait in load_a / load_b for put().
       const auto fetch = [&](long long kt, int stage) {
         const long long k0 = kt * BK;
-        unsigned short* const ta = smem_a + stage * LoaderA::kElements;
-        unsigned short* const tb = smem_b + stage * LoaderB::kElements;
-        if constexpr (LoaderA::kAsync) {
-          if constexpr (kAKMajor) load_a.copy(ta, a_batch, m0, k0, g.m, g.k, g.a_sm);
-          else load_a.copy(ta, a_batch, k0, m0, g.k, g.m, g.a_sk);
-        } else {
-          if constexpr (kAKMajor) load_a.load(a_batch, m0, k0, g.m, g.k, g.a_sm, g.a_sk);
-          else load_a.load(a_batch, k0, m0, g.k, g.m, g.a_sk, g.a_sm);
-        }
-        if constexpr (LoaderB::kAsync) {
-          if constexpr (kBKMajor) load_b.copy(tb, b_batch, n0, k0, g.n, g.k, g.b_sn);
-          else load_b.copy(tb, b_batch, k0, n0, g.k, g.n, g.b_sk);
-        } else {
-          if constexpr (kBKMajor) load_b.load(b_batch, n0, k0, g.n, g.k, g.b_sn, g.b_sk);
-          else load_b.load(b_batch, k0, n0, g.k, g.n, g.b_sk, g.b_sn);
-        }
+        epg_sm80_fetch<kAKMajor>(load_a, smem_a + stage * LoaderA::kElements, a_batch, m0, k0, g.m, g.k, g.a_sm,
+                                 g.a_sk);
+        epg_sm80_fetch<kBKMajor>(load_b, smem_b + stage * LoaderB::kElements, b_batch, n0, k0, g.n, g.k, g.b_sn,
+                                 g.b_sk);
       };
       // Moves the register pieces of the last fetch into stage `stage`.
       const auto put = [&](int stage) {
@@ -270,23 +282,11 @@ __device__ __forceinline__ void epg_sm80_gemm(const EpgSimtArgs<Epi>& args) {
           unsigned a[kEpgSm80FragsM][4];
           unsigned b[kEpgSm80FragsN / 2][4];
 #pragma unroll
-          for (int i = 0; i < kEpgSm80FragsM; ++i) {
-            const int m = wm * kEpgSm80WarpM + i * 16;
-            if constexpr (kAKMajor) {
-              epg_sm80_ldmatrix_x4<false>(a[i], ta + (m + a_row) * LoaderA::kPitch + ks + a_col);
-            } else {
-              epg_sm80_ldmatrix_x4<true>(a[i], ta + (ks + a_row) * LoaderA::kPitch + m + a_col);
-            }
-          }
+          for (int i = 0; i < kEpgSm80FragsM; ++i)
+            epg_sm80_load_fragment<kAKMajor, LoaderA::kPitch>(a[i], ta, wm * kEpgSm80WarpM + i * 16, ks, a_row, a_col);
 #pragma unroll
-          for (int j = 0; j < kEpgSm80FragsN / 2; ++j) {
-            const int n = wn * kEpgSm80WarpN + j * 16;
-            if constexpr (kBKMajor) {
-              epg_sm80_ldmatrix_x4<false>(b[j], tb + (n + b_row) * LoaderB::kPitch + ks + b_col);
-            } else {
-              epg_sm80_ldmatrix_x4<true>(b[j], tb + (ks + b_row) * LoaderB::kPitch + n + b_col);
-            }
-          }
+          for (int j = 0; j < kEpgSm80FragsN / 2; ++j)
+            epg_sm80_load_fragment<kBKMajor, LoaderB::kPitch>(b[j], tb, wn * kEpgSm80WarpN + j * 16, ks, b_row, b_col);
 #pragma unroll
           for (int i = 0; i < kEpgSm80FragsM; ++i)
 #pragma unroll

@@ -34,10 +34,7 @@ TEST_F(SimtEpilogue, EveryOpLoadKindAndStoreKindMatchesTheReference) {
 
 TEST_F(SimtEpilogue, ReductionsOverRowsColumnsAndEverything) {
   EPIGEMM_REQUIRE_GPU(driver);
-  EpilogueCase reductions;
-  for (const auto& c : coverage_epilogues()) {
-    if (c.name == "reductions") reductions = c;
-  }
+  const EpilogueCase reductions = epilogue_case("reductions");
   // One tile, several tiles with ragged edges, and a batch.
   run_case(*driver, reductions, kF16, 1, 1, 1, 5);
   run_case(*driver, reductions, kF16, 1, 64, 64, 16);
@@ -77,14 +74,9 @@ TEST_F(SimtEpilogue, NegativeAndNaNValuesInMaxMinAndAmax) {
 
 TEST_F(SimtEpilogue, EveryDTypeCombinationMatchesTheReference) {
   EPIGEMM_REQUIRE_GPU(driver);
-  EpilogueCase with_accum, reductions, stores;
-  for (const auto& c : seed_epilogues()) {
-    if (c.name == "relu_scale_return_acc") with_accum = c;
-  }
-  for (const auto& c : coverage_epilogues()) {
-    if (c.name == "reductions") reductions = c;
-    if (c.name == "store_dtypes") stores = c;
-  }
+  const EpilogueCase with_accum = epilogue_case("relu_scale_return_acc");
+  const EpilogueCase reductions = epilogue_case("reductions");
+  const EpilogueCase stores = epilogue_case("store_dtypes");
   for (const DTypeCombo& combo : dtype_combos()) {
     run_case(*driver, with_accum, combo, 2, 37, 70, 29);
     run_case(*driver, reductions, combo, 1, 50, 23, 17);

@@ -58,10 +58,7 @@ TEST_F(Sm80, EveryOpLoadKindAndStoreKindMatchesTheReference) {
 
 TEST_F(Sm80, ReductionsOverRowsColumnsAndEverything) {
   EPIGEMM_REQUIRE_SM80(driver);
-  EpilogueCase reductions;
-  for (const auto& c : coverage_epilogues()) {
-    if (c.name == "reductions") reductions = c;
-  }
+  const EpilogueCase reductions = epilogue_case("reductions");
   run_case(*driver, reductions, kBf16, 1, 1, 1, 5);
   run_case(*driver, reductions, kBf16, 1, 128, 128, 32);
   run_case(*driver, reductions, kBf16, 3, 259, 197, 41);
@@ -69,10 +66,7 @@ TEST_F(Sm80, ReductionsOverRowsColumnsAndEverything) {
 
 TEST_F(Sm80, SixteenBitDTypesAndAccumulators) {
   EPIGEMM_REQUIRE_SM80(driver);
-  EpilogueCase with_accum;
-  for (const auto& c : seed_epilogues()) {
-    if (c.name == "relu_scale_return_acc") with_accum = c;
-  }
+  const EpilogueCase with_accum = epilogue_case("relu_scale_return_acc");
   for (const DTypeCombo& combo : dtype_combos()) {
     const bool sixteen = (combo.a == DType::f16 || combo.a == DType::bf16) && combo.b == combo.a;
     if (!sixteen || (combo.accumulator != DType::f32 && combo.accumulator != DType::f16)) continue;

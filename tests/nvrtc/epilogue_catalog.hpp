@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,17 @@ inline std::vector<EpilogueCase> coverage_epilogues() {
 }
 
 /// One A/B/accumulator/compute combination to instantiate kernels with.
+/// The seed or coverage epilogue named `name`; throws std::out_of_range
+/// when neither list has it.
+inline EpilogueCase epilogue_case(const std::string& name) {
+  for (const auto& list : {seed_epilogues(), coverage_epilogues()}) {
+    for (const EpilogueCase& c : list) {
+      if (c.name == name) return c;
+    }
+  }
+  throw std::out_of_range("no catalog epilogue named " + name);
+}
+
 struct DTypeCombo {
   std::string name;
   DType a = DType::f16;

@@ -8,20 +8,12 @@
 #include <random>
 
 #include "api/problem.hpp"
-#include "codegen/embedded_kernels.hpp"
 #include "codegen/kernel_source.hpp"
 #include "nvrtc/catalog_problem.hpp"
-#include "nvrtc/parallel_jobs.hpp"
-#include "runtime/nvrtc.hpp"
+#include "nvrtc/tiled_compile_jobs.hpp"
 
 namespace epigemm::testing {
 namespace {
-
-struct CompileJob {
-  std::string label;
-  std::string source;
-  std::string error;  ///< empty when the compile succeeded without warnings
-};
 
 class Sm80Compile : public ::testing::TestWithParam<std::string> {
  protected:
@@ -42,44 +34,26 @@ class Sm80Compile : public ::testing::TestWithParam<std::string> {
     return codegen::kernel_source(p, codegen::KernelTemplate::sm80);
   }
 
-  void expect_all_compile(std::vector<CompileJob> jobs) const {
-    ASSERT_FALSE(jobs.empty());
-    run_in_parallel(jobs.size(), [&](std::size_t i) {
-      CompileJob& job = jobs[i];
-      runtime::CompileRequest request;
-      request.source = job.source;
-      request.file_name = job.label + ".cu";
-      request.arch = GetParam();
-      request.name_expressions = {codegen::kSm80GemmKernel, codegen::kSimtFillKernel};
-      request.headers = codegen::embedded_kernel_files();
-      try {
-        const runtime::CompileResult result = runtime::nvrtc_compile(request);
-        if (result.cubin.empty()) job.error = "no cubin produced";
-        if (result.log.find("warning") != std::string::npos) job.error = "warnings:\n" + result.log;
-      } catch (const std::exception& e) {
-        job.error = e.what();
-      }
-    });
-    for (const CompileJob& job : jobs) EXPECT_TRUE(job.error.empty()) << job.label << ":\n" << job.error;
+  /// A job for this test's architecture.
+  CompileJob job(std::string label, std::string source) const { return {std::move(label), std::move(source), GetParam(), {}}; }
+
+  /// Compiles every job with the sm80 entry points.
+  static void expect_all_compile(std::vector<CompileJob> jobs) {
+    testing::expect_all_compile(std::move(jobs), {codegen::kSm80GemmKernel, codegen::kSimtFillKernel});
   }
 };
 
 TEST_P(Sm80Compile, EverySeedAndCoverageEpilogue) {
   std::vector<CompileJob> jobs;
-  for (const EpilogueCase& c : seed_epilogues()) jobs.push_back({"seed_" + c.name, source(c, kBf16), {}});
-  for (const EpilogueCase& c : coverage_epilogues()) jobs.push_back({"coverage_" + c.name, source(c, kBf16), {}});
+  for (const EpilogueCase& c : seed_epilogues()) jobs.push_back(job("seed_" + c.name, source(c, kBf16)));
+  for (const EpilogueCase& c : coverage_epilogues()) jobs.push_back(job("coverage_" + c.name, source(c, kBf16)));
   expect_all_compile(std::move(jobs));
 }
 
 TEST_P(Sm80Compile, EverySixteenBitAccumulatorAndComputeCombination) {
   std::vector<CompileJob> jobs;
-  EpilogueCase with_accum, reductions;
-  for (const auto& c : seed_epilogues()) {
-    if (c.name == "relu_scale_return_acc") with_accum = c;
-  }
-  for (const auto& c : coverage_epilogues()) {
-    if (c.name == "reductions") reductions = c;
-  }
+  const EpilogueCase with_accum = epilogue_case("relu_scale_return_acc");
+  const EpilogueCase reductions = epilogue_case("reductions");
   for (const DTypeCombo& combo : dtype_combos()) {
     HostCatalogProblem hp(with_accum, combo, 1, 2, 2, 2, rng);
     detail::Problem p;
@@ -89,8 +63,8 @@ TEST_P(Sm80Compile, EverySixteenBitAccumulatorAndComputeCombination) {
                          (combo.accumulator == DType::f32 || combo.accumulator == DType::f16);
     EXPECT_EQ(static_cast<bool>(status), sixteen) << combo.name << ": " << status.reason();
     if (!sixteen) continue;
-    jobs.push_back({combo.name + "_return_acc", source(with_accum, combo), {}});
-    jobs.push_back({combo.name + "_reductions", source(reductions, combo), {}});
+    jobs.push_back(job(combo.name + "_return_acc", source(with_accum, combo)));
+    jobs.push_back(job(combo.name + "_reductions", source(reductions, combo)));
   }
   EXPECT_EQ(jobs.size(), 10u);
   expect_all_compile(std::move(jobs));
@@ -99,10 +73,7 @@ TEST_P(Sm80Compile, EverySixteenBitAccumulatorAndComputeCombination) {
 TEST_P(Sm80Compile, EveryStagingOfAAndB) {
   // The extent along each operand's unit stride picks its piece: 64 -> 8,
   // 36 -> 4, 34 -> 2, 33 -> 1 (the test's host tensors are 16-byte aligned).
-  EpilogueCase plain;
-  for (const auto& c : seed_epilogues()) {
-    if (c.name == "relu_scale_return_acc") plain = c;
-  }
+  const EpilogueCase plain = epilogue_case("relu_scale_return_acc");
   std::vector<CompileJob> jobs;
   const std::pair<std::int64_t, int> extents[] = {{64, 8}, {36, 4}, {34, 2}, {33, 1}};
   for (const bool a_col : {false, true}) {
@@ -116,8 +87,7 @@ TEST_P(Sm80Compile, EveryStagingOfAAndB) {
         EXPECT_EQ(v.b_k_major, b_col);
         EXPECT_EQ(v.a_vec, vec) << m << " " << n << " " << k;
         EXPECT_EQ(v.b_vec, vec) << m << " " << n << " " << k;
-        jobs.push_back({std::string(a_col ? "a_col" : "a_row") + (b_col ? "_b_col_" : "_b_row_") + std::to_string(vec),
-                        src, {}});
+        jobs.push_back(job(std::string(a_col ? "a_col" : "a_row") + (b_col ? "_b_col_" : "_b_row_") + std::to_string(vec), src));
       }
     }
   }

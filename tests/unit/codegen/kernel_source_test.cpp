@@ -24,15 +24,8 @@ class KernelSource : public ::testing::Test {
   const DTypeCombo kF16{"f16", DType::f16, DType::f16, DType::f32, DType::f32};
 };
 
-EpilogueCase seed(const std::string& name) {
-  for (const auto& c : seed_epilogues()) {
-    if (c.name == name) return c;
-  }
-  return {};
-}
-
 TEST_F(KernelSource, SimtSourceIncludesEmbeddedHeadersAndDefinesBothEntryPoints) {
-  HostCatalogProblem hp(seed("relu_aux_store"), kF16, 1, 9, 11, 13, rng);
+  HostCatalogProblem hp(epilogue_case("relu_aux_store"), kF16, 1, 9, 11, 13, rng);
   detail::Problem p;
   detail::analyze(hp.args, p);
   const std::string src = codegen::kernel_source(p, KernelTemplate::simt);
@@ -53,7 +46,7 @@ TEST_F(KernelSource, SimtSourceIncludesEmbeddedHeadersAndDefinesBothEntryPoints)
 
 TEST_F(KernelSource, OperandDTypesReachTheInstantiation) {
   const DTypeCombo mixed{"mixed", DType::e4m3, DType::e5m2, DType::f32, DType::f32};
-  HostCatalogProblem hp(seed("bias_add"), mixed, 1, 4, 4, 4, rng);
+  HostCatalogProblem hp(epilogue_case("bias_add"), mixed, 1, 4, 4, 4, rng);
   detail::Problem p;
   detail::analyze(hp.args, p);
   const std::string src = codegen::kernel_source(p, KernelTemplate::simt);
@@ -61,8 +54,8 @@ TEST_F(KernelSource, OperandDTypesReachTheInstantiation) {
 }
 
 TEST_F(KernelSource, ClassKeyFollowsTheClassNotThePointersOrExtents) {
-  HostCatalogProblem a(seed("relu_aux_store"), kF16, 1, 9, 11, 13, rng);
-  HostCatalogProblem b(seed("relu_aux_store"), kF16, 1, 9, 11, 13, rng);
+  HostCatalogProblem a(epilogue_case("relu_aux_store"), kF16, 1, 9, 11, 13, rng);
+  HostCatalogProblem b(epilogue_case("relu_aux_store"), kF16, 1, 9, 11, 13, rng);
   detail::Problem pa, pb;
   detail::analyze(a.args, pa);
   detail::analyze(b.args, pb);
@@ -72,26 +65,26 @@ TEST_F(KernelSource, ClassKeyFollowsTheClassNotThePointersOrExtents) {
   EXPECT_EQ(key(pa), key(pb)) << "other pointers, same class";
   EXPECT_NE(key(pa), key(pa, 80)) << "the target SM is part of the class";
 
-  HostCatalogProblem c(seed("relu_aux_store"), {"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32}, 1, 9, 11,
+  HostCatalogProblem c(epilogue_case("relu_aux_store"), {"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32}, 1, 9, 11,
                        13, rng);
   detail::Problem pc;
   detail::analyze(c.args, pc);
   EXPECT_NE(key(pa), key(pc)) << "A/B dtype changes the kernel";
 
-  HostCatalogProblem d(seed("relu_aux_store"), {"f16acc", DType::f16, DType::f16, DType::f16, DType::f32}, 1, 9, 11,
+  HostCatalogProblem d(epilogue_case("relu_aux_store"), {"f16acc", DType::f16, DType::f16, DType::f16, DType::f32}, 1, 9, 11,
                        13, rng);
   detail::Problem pd;
   detail::analyze(d.args, pd);
   EXPECT_NE(key(pa), key(pd)) << "the accumulator changes the kernel";
 
-  HostCatalogProblem e(seed("aux_normalize"), kF16, 1, 9, 11, 13, rng);
+  HostCatalogProblem e(epilogue_case("aux_normalize"), kF16, 1, 9, 11, 13, rng);
   detail::Problem pe;
   detail::analyze(e.args, pe);
   EXPECT_NE(key(pa), key(pe)) << "another epilogue";
 }
 
 TEST_F(KernelSource, EpilogueParamsHoldPointersStridesAndValues) {
-  const EpilogueCase c = seed("broadcast_epilogue");  // row_bias (N,), col_bias (M,1), alpha, D
+  const EpilogueCase c = epilogue_case("broadcast_epilogue");  // row_bias (N,), col_bias (M,1), alpha, D
   std::uniform_real_distribution<double> dist(-4.0, 4.0);
   EpilogueCase bound = c;
   const double alpha = dist(rng);
@@ -155,7 +148,7 @@ TEST_F(KernelSource, GemmArgsFollowEachOperandsLayout) {
 
 TEST_F(KernelSource, Sm80SourceNamesItsStagingAndSharedMemory) {
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
-  HostCatalogProblem hp(seed("relu_aux_store"), bf16, 1, 9, 11, 16, rng);
+  HostCatalogProblem hp(epilogue_case("relu_aux_store"), bf16, 1, 9, 11, 16, rng);
   detail::Problem p;
   detail::analyze(hp.args, p);
   // A (9, 16) row-major: K-major, rows 32 bytes apart (pieces of 8); B
@@ -193,7 +186,7 @@ TEST_F(KernelSource, Sm80SourceNamesItsStagingAndSharedMemory) {
 
 TEST_F(KernelSource, Sm80TakesSixteenBitOperandsOnly) {
   for (const DTypeCombo& combo : dtype_combos()) {
-    HostCatalogProblem hp(seed("relu_aux_store"), combo, 1, 4, 4, 4, rng);
+    HostCatalogProblem hp(epilogue_case("relu_aux_store"), combo, 1, 4, 4, 4, rng);
     detail::Problem p;
     detail::analyze(hp.args, p);
     const Status status = codegen::can_instantiate(p, KernelTemplate::sm80);
