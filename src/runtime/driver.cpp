@@ -99,6 +99,8 @@ Status Driver::bind_symbols() {
   bind(ctx_synchronize, "cuCtxSynchronize", "cuCtxSynchronize");
   bind(mem_alloc, "cuMemAlloc", "cuMemAlloc_v2");
   bind(mem_free, "cuMemFree", "cuMemFree_v2");
+  bind(mem_alloc_async, "cuMemAllocAsync", "cuMemAllocAsync");
+  bind(mem_free_async, "cuMemFreeAsync", "cuMemFreeAsync");
   bind(mem_get_info, "cuMemGetInfo", "cuMemGetInfo_v2");
   bind(memcpy_htod, "cuMemcpyHtoD", "cuMemcpyHtoD_v2");
   bind(memcpy_dtoh, "cuMemcpyDtoH", "cuMemcpyDtoH_v2");

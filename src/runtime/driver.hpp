@@ -130,6 +130,8 @@ class Driver {
   decltype(&::cuCtxSynchronize) ctx_synchronize = nullptr;
   decltype(&::cuMemAlloc_v2) mem_alloc = nullptr;
   decltype(&::cuMemFree_v2) mem_free = nullptr;
+  decltype(&::cuMemAllocAsync) mem_alloc_async = nullptr;
+  decltype(&::cuMemFreeAsync) mem_free_async = nullptr;
   decltype(&::cuMemGetInfo_v2) mem_get_info = nullptr;
   decltype(&::cuMemcpyHtoD_v2) memcpy_htod = nullptr;
   decltype(&::cuMemcpyDtoH_v2) memcpy_dtoh = nullptr;

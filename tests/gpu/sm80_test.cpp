@@ -126,7 +126,7 @@ TEST_F(Sm80, PaddedStridedAndBatchSharedOperands) {
 
 TEST_F(Sm80, PointersAndRowsAlignedOnlyToTheirElements) {
   // K = 4095-like rows (odd lengths: 2-byte aligned) and pointers 2 or 6
-  // bytes past 16-byte alignment: the sm90 tiles refuse these.
+  // bytes past 16-byte alignment (the sm90 tiles repack these first).
   EPIGEMM_REQUIRE_SM80(driver);
   const std::int64_t M = 150, N = 190, K = 127;
   for (const std::size_t offset : {std::size_t{0}, std::size_t{2}, std::size_t{6}}) {
@@ -158,15 +158,15 @@ TEST_F(Sm80, NormalDataOverALongK) {
 }
 
 TEST_F(Sm80, RanksBetweenSm90AndSimt) {
-  // f16 A with rows 254 bytes apart: every sm90 tile refuses, sm80 runs it
-  // ahead of simt; f32 operands go to simt (sm80 says why not).
+  // D column-major: every sm90 tile refuses (it writes D row-major), sm80
+  // runs it ahead of simt; f32 operands go to simt (sm80 says why not).
   EPIGEMM_REQUIRE_SM80(driver);
   const int sm = driver->device_info(0).sm;
   {
     GpuProblem p(*driver, rng);
     p.add_ab(DType::f16, DType::f16, 1, 64, 64, 127);
     p.set_source("def epi(accum):\n    D = accum\n    return D\n");
-    p.add("D", DType::f16, {64, 64}, {}, true);
+    p.add("D", DType::f16, {64, 64}, {1, 64}, true);
     const auto ops = get_operators(p.args(true, DType::f32, DType::f32), {.target_sm = sm});
     ASSERT_GE(ops.size(), 2u);
     EXPECT_EQ(ops.front().metadata().provider, "sm80");

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <span>
 
 #include "codegen/device_params.hpp"
@@ -124,6 +125,8 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
   Kernels k;
   k.gemm = loaded.function;
   k.shared_bytes = static_cast<unsigned>(config_.shared_bytes(static_cast<int>(size_bytes(plan.d_dtype))));
+  driver.check(driver.module_get_function(&k.repack, loaded.module, kSm90RepackKernel),
+               "finding the sm90 repack kernel");
   for (const EpilogueOperand& out : p.outputs) {
     if (ir::is_reduce_store(out.store_kind) && k.fill == nullptr) {
       driver.check(driver.module_get_function(&k.fill, loaded.module, kSm90FillKernel),
@@ -209,6 +212,24 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   const runtime::ContextGuard guard(driver, device);
   const Kernels k = kernels_for(p, plan);
 
+  runtime::LaunchConfig config;
+  config.stream = static_cast<CUstream>(stream);
+  // A and B that TMA cannot read as they lie: copied first (an ordinary
+  // launch, after the stream's earlier work), their views moved to the copies.
+  std::optional<Sm90RepackSpace::Lease> repacked;
+  if (const std::uint64_t bytes = sm90_repack_bytes(plan); bytes > 0) {
+    repacked.emplace(repack_space_.acquire(driver, device, config.stream, bytes));
+    void* workspace = repacked->data();
+    if (plan.repack_a.active) plan.a.data = static_cast<std::byte*>(workspace) + plan.repack_a.offset;
+    if (plan.repack_b.active) plan.b.data = static_cast<std::byte*>(workspace) + plan.repack_b.offset;
+    unsigned blocks = 0;
+    Sm90RepackArgs repack = sm90_repack_args(plan, workspace, blocks);
+    void* repack_params[] = {&repack};
+    config.grid = {blocks, 1, 1};
+    config.block = {static_cast<unsigned>(kSm90RepackThreads), 1, 1};
+    driver.launch(k.repack, config, repack_params);
+  }
+
   Sm90Maps maps;
   maps_.get(driver, plan, maps);
   Sm90GemmParams gemm = sm90_gemm_params(p, plan, config_);
@@ -220,8 +241,6 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   std::byte* hook = arguments + sizeof fill_gemm;
   codegen::fill_epilogue_params(p, std::span<std::byte>(hook, sizeof arguments - sizeof fill_gemm));
 
-  runtime::LaunchConfig config;
-  config.stream = static_cast<CUstream>(stream);
   // The reduce outputs' identity: written by the GEMM itself when they are
   // few (the lock keeps launches in the order of their counter targets),
   // else by the fill kernel.

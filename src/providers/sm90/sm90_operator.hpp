@@ -11,7 +11,8 @@
 // runs first, as for larger ones). Launches on one stream share them, in
 // stream order; a graph captured on a stream uses that stream's workspace,
 // so it must not replay on another stream while that stream runs stream-K
-// launches.
+// launches. A and B that TMA cannot read as they lie are repacked first
+// (Sm90RepackSpace: a workspace per device and stream, grown on demand).
 #pragma once
 
 #include <cuda.h>
@@ -26,6 +27,7 @@
 #include "api/operator_impl.hpp"
 #include "providers/simt/simt_device_checks.hpp"
 #include "providers/sm90/sm90_plan.hpp"
+#include "providers/sm90/sm90_repack.hpp"
 #include "providers/sm90/sm90_tensor_maps.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
 #include "runtime/cuda_objects.hpp"
@@ -54,10 +56,12 @@ class Sm90Operator final : public OperatorImpl {
 
  private:
   /// One loaded problem class: the GEMM, the identity fill (null when the
-  /// epilogue does not reduce) and the most CTAs that are resident at once.
+  /// epilogue does not reduce), the repack kernel and the most CTAs that are
+  /// resident at once.
   struct Kernels {
     CUfunction gemm = nullptr;
     CUfunction fill = nullptr;
+    CUfunction repack = nullptr;
     unsigned max_ctas = 0;
     unsigned shared_bytes = 0;
   };
@@ -100,6 +104,7 @@ class Sm90Operator final : public OperatorImpl {
   /// that launches reach the stream in the order of their targets.
   std::mutex identity_mutex_;
   std::map<std::pair<int, CUstream>, IdentityCounter> identity_counters_;
+  Sm90RepackSpace repack_space_;
 };
 
 }  // namespace epigemm::detail

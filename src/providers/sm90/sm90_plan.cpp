@@ -32,69 +32,93 @@ struct Axes {
   bool inner_is_cols;      ///< the matrix's columns (its last dimension) are contiguous
 };
 
-/// Fills `view` for `m` laid out as `axes`; `contiguous` says whether the
-/// inner axis has unit stride (so a failure is about pitches, not layout).
-/// `aligned` says whether the pitch, batch stride and pointer are as TMA
-/// needs them; without `need_aligned` a view is filled either way.
-Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::int64_t L, bool batched,
-                Sm90TmaView& view, bool& contiguous, bool need_aligned, bool& aligned) {
+/// How a matrix lies along `axes`: whether its inner axis has unit stride,
+/// its pitch and batch stride in bytes, and whether those and its pointer
+/// are as TMA needs them (multiples of 16 bytes, below TMA's limit).
+struct TmaFit {
+  bool contiguous = false;
+  bool aligned = false;
+  std::uint64_t pitch = 0, batch_bytes = 0;
+};
+
+TmaFit tma_fit(const MatrixOperand& m, Axes axes, std::int64_t L, bool batched) {
   const std::int64_t inner = axes.inner_is_cols ? m.cols : m.rows;
   const std::int64_t outer = axes.inner_is_cols ? m.rows : m.cols;
   const std::int64_t inner_stride = axes.inner_is_cols ? m.col_stride : m.row_stride;
   const std::int64_t outer_stride = axes.inner_is_cols ? m.row_stride : m.col_stride;
   const auto element = static_cast<std::uint64_t>(size_bytes(m.dtype));
+  TmaFit fit;
+  fit.contiguous = inner_stride == 1 || inner == 1;
+  fit.pitch = outer == 1 ? round_up16(static_cast<std::uint64_t>(inner) * element)
+                         : static_cast<std::uint64_t>(outer_stride) * element;
+  fit.batch_bytes = batched && L > 1 ? static_cast<std::uint64_t>(m.batch_stride) * element
+                                     : fit.pitch * static_cast<std::uint64_t>(outer);
+  const bool batch_ok = !(batched && L > 1) || (fit.batch_bytes % 16 == 0 && fit.batch_bytes < kMaxTmaStride);
+  fit.aligned = fit.contiguous && fit.pitch % 16 == 0 && fit.pitch < kMaxTmaStride && batch_ok &&
+                (m.tensor == nullptr || reinterpret_cast<std::uintptr_t>(m.tensor->data) % 16 == 0);
+  return fit;
+}
+
+/// Why TMA cannot read or write `m` as it lies along `axes` (`fit` says it cannot).
+Status tma_unfit_reason(std::string_view name, const MatrixOperand& m, Axes axes, std::int64_t L, bool batched,
+                        const TmaFit& fit) {
   const std::string who(name);
-  contiguous = inner_stride == 1 || inner == 1;
-  if (!contiguous) {
+  if (!fit.contiguous) {
+    const std::int64_t inner_stride = axes.inner_is_cols ? m.col_stride : m.row_stride;
     return Status::unsupported(who + "'s " + axes.inner_name + " stride is " + std::to_string(inner_stride) +
                                " elements, not 1");
   }
-  const std::uint64_t pitch =
-      outer == 1 ? round_up16(static_cast<std::uint64_t>(inner) * element) : static_cast<std::uint64_t>(outer_stride) * element;
-  std::uint64_t batch_bytes = pitch * static_cast<std::uint64_t>(outer);
-  if (batched && L > 1) batch_bytes = static_cast<std::uint64_t>(m.batch_stride) * element;
-  const auto address = reinterpret_cast<std::uintptr_t>(m.tensor->data);
-  Status fit = Status::ok();
-  if (pitch % 16 != 0 || pitch >= kMaxTmaStride) {
-    fit = Status::unsupported(who + "'s " + axes.outer_name + " stride is " + std::to_string(outer_stride) +
-                              " elements (" + std::to_string(pitch) +
-                              " bytes); TMA needs strides that are multiples of 16 bytes (pad the " +
-                              axes.inner_name + " dimension)");
-  } else if (batched && L > 1 && (batch_bytes % 16 != 0 || batch_bytes >= kMaxTmaStride)) {
-    fit = Status::unsupported(who + "'s batch stride is " + std::to_string(m.batch_stride) + " elements (" +
-                              std::to_string(batch_bytes) + " bytes); TMA needs a multiple of 16 bytes");
-  } else if (address % 16 != 0) {
-    fit = Status::unsupported(who + "'s pointer " + hex_address(m.tensor->data) +
-                              " is not 16-byte aligned; TMA needs 16-byte aligned operands");
+  const std::int64_t outer_stride = axes.inner_is_cols ? m.row_stride : m.col_stride;
+  if (fit.pitch % 16 != 0 || fit.pitch >= kMaxTmaStride) {
+    return Status::unsupported(who + "'s " + axes.outer_name + " stride is " + std::to_string(outer_stride) +
+                               " elements (" + std::to_string(fit.pitch) +
+                               " bytes); TMA needs strides that are multiples of 16 bytes (pad the " +
+                               axes.inner_name + " dimension)");
   }
-  aligned = static_cast<bool>(fit);
-  if (!aligned && need_aligned) return fit;
+  if (batched && L > 1 && (fit.batch_bytes % 16 != 0 || fit.batch_bytes >= kMaxTmaStride)) {
+    return Status::unsupported(who + "'s batch stride is " + std::to_string(m.batch_stride) + " elements (" +
+                               std::to_string(fit.batch_bytes) + " bytes); TMA needs a multiple of 16 bytes");
+  }
+  return Status::unsupported(who + "'s pointer " + hex_address(m.tensor->data) +
+                             " is not 16-byte aligned; TMA needs 16-byte aligned operands");
+}
+
+/// The TMA view of `m` laid out as `axes`, as it lies.
+Sm90TmaView tma_view(const MatrixOperand& m, Axes axes, std::int64_t L, bool batched, const TmaFit& fit) {
+  Sm90TmaView view;
   view.data = m.tensor->data;
   view.dtype = m.dtype;
-  view.dims[0] = static_cast<std::uint64_t>(inner);
-  view.dims[1] = static_cast<std::uint64_t>(outer);
+  view.dims[0] = static_cast<std::uint64_t>(axes.inner_is_cols ? m.cols : m.rows);
+  view.dims[1] = static_cast<std::uint64_t>(axes.inner_is_cols ? m.rows : m.cols);
   view.dims[2] = batched ? static_cast<std::uint64_t>(L) : 1;
-  view.strides[0] = pitch;
-  view.strides[1] = batch_bytes < 16 ? 16 : batch_bytes;
-  return Status::ok();
+  view.strides[0] = fit.pitch;
+  view.strides[1] = fit.batch_bytes < 16 ? 16 : fit.batch_bytes;
+  return view;
 }
 
-/// tma_view for an operand TMA must read or write as it lies.
-Status tma_view(std::string_view name, const MatrixOperand& m, Axes axes, std::int64_t L, bool batched,
-                Sm90TmaView& view, bool& contiguous) {
-  bool aligned = false;
-  return tma_view(name, m, axes, L, batched, view, contiguous, true, aligned);
-}
-
-/// The operand family's name in reasons.
-std::string class_name(Sm90OperandClass c) {
-  switch (c) {
-    case Sm90OperandClass::fp8: return "fp8";
-    case Sm90OperandClass::tf32: return "tf32";
-    case Sm90OperandClass::int8: return "int8";
-    case Sm90OperandClass::bits16: break;
-  }
-  return "16-bit";
+/// The view of `m` copied along `axes` into rows of a 128-byte multiple
+/// (kernels/operand_repack.cuh), and the copy; the view's data is set at
+/// launch, to the copy's place in the workspace.
+void repacked_view(const MatrixOperand& m, Axes axes, std::int64_t L, bool batched, Sm90TmaView& view,
+                   Sm90Repack& repack) {
+  const std::int64_t element = size_bytes(m.dtype);
+  repack.active = true;
+  repack.src = m.tensor->data;
+  repack.element_bytes = static_cast<int>(element);
+  repack.inner = axes.inner_is_cols ? m.cols : m.rows;
+  repack.outer = axes.inner_is_cols ? m.rows : m.cols;
+  repack.src_inner = axes.inner_is_cols ? m.col_stride : m.row_stride;
+  repack.src_outer = axes.inner_is_cols ? m.row_stride : m.col_stride;
+  repack.batches = batched ? L : 1;
+  repack.src_batch = batched ? m.batch_stride : 0;
+  repack.pitch = (repack.inner * element + kSm90RepackRowAlign - 1) / kSm90RepackRowAlign * kSm90RepackRowAlign / element;
+  view.data = nullptr;
+  view.dtype = m.dtype;
+  view.dims[0] = static_cast<std::uint64_t>(repack.inner);
+  view.dims[1] = static_cast<std::uint64_t>(repack.outer);
+  view.dims[2] = static_cast<std::uint64_t>(repack.batches);
+  view.strides[0] = static_cast<std::uint64_t>(repack.pitch * element);
+  view.strides[1] = view.strides[0] * static_cast<std::uint64_t>(repack.outer);
 }
 
 /// The A/B dtypes an operand class takes, in reasons.
@@ -109,26 +133,27 @@ std::string class_dtypes(Sm90OperandClass c) {
 }
 
 /// K-major first; MN-major when allowed (16-bit operands: wgmma transposes
-/// only those) and K-major does not fit.
-Status choose_major(std::string_view name, const MatrixOperand& m, Axes k_major, Axes mn_major,
-                    Sm90OperandClass operands, std::int64_t L, bool batched, Sm90TmaView& view, bool& is_k_major) {
-  bool k_contiguous = false, mn_contiguous = false;
-  Status k = tma_view(name, m, k_major, L, batched, view, k_contiguous);
-  is_k_major = true;
-  if (k) return k;
-  if (operands != Sm90OperandClass::bits16) {
-    return Status::unsupported(k.reason() + "; " + class_name(operands) + " " + std::string(name) +
-                               " must be K-major (" + (name == "A" ? "row-major A" : "column-major B") +
-                               "): wgmma transposes only 16-bit operands");
+/// only those) and K-major does not fit. When TMA can read neither, the
+/// operand is repacked (`repack`): along its unit-stride axis where the
+/// tensor cores can take that major, else K-major.
+void choose_major(const MatrixOperand& m, Axes k_major, Axes mn_major, Sm90OperandClass operands, std::int64_t L,
+                  bool batched, Sm90TmaView& view, bool& is_k_major, Sm90Repack& repack) {
+  repack = Sm90Repack{};
+  const TmaFit k = tma_fit(m, k_major, L, batched);
+  if (k.aligned) {
+    is_k_major = true;
+    view = tma_view(m, k_major, L, batched, k);
+    return;
   }
-  Status mn = tma_view(name, m, mn_major, L, batched, view, mn_contiguous);
-  is_k_major = false;
-  if (mn) return mn;
-  if (!k_contiguous && !mn_contiguous) {
-    return Status::unsupported(std::string(name) + " has no unit-stride dimension (" + k.reason() + ", " +
-                               mn.reason() + "); the sm90 kernel needs it row- or column-major");
+  const bool transposes = operands == Sm90OperandClass::bits16;
+  const TmaFit mn = tma_fit(m, mn_major, L, batched);
+  if (transposes && mn.aligned) {
+    is_k_major = false;
+    view = tma_view(m, mn_major, L, batched, mn);
+    return;
   }
-  return k_contiguous ? k : mn;
+  is_k_major = !transposes || k.contiguous || !mn.contiguous;
+  repacked_view(m, is_k_major ? k_major : mn_major, L, batched, view, repack);
 }
 
 Status check_dtypes(const Problem& p, const Sm90TileConfig& config) {
@@ -238,7 +263,7 @@ bool stageable(DType dtype) {
 
 /// The TMA view {N, M, L} of an (L, M, N) epilogue operand with unit n
 /// stride, laid out as D's; false when TMA cannot describe it.
-bool tile_view(const Problem& p, const EpilogueOperand& e, const char* name, Sm90TmaView& view) {
+bool tile_view(const Problem& p, const EpilogueOperand& e, Sm90TmaView& view) {
   if (p.M > 1 && e.stride_m <= 0) return false;
   MatrixOperand m;
   m.tensor = e.tensor;
@@ -248,8 +273,11 @@ bool tile_view(const Problem& p, const EpilogueOperand& e, const char* name, Sm9
   m.row_stride = e.stride_m;
   m.col_stride = 1;
   m.batch_stride = e.stride_l;
-  bool contiguous = false;
-  return static_cast<bool>(tma_view(name, m, {"N", "M", true}, p.L, e.stride_l != 0, view, contiguous));
+  const Axes axes{"N", "M", true};
+  const TmaFit fit = tma_fit(m, axes, p.L, e.stride_l != 0);
+  if (!fit.aligned) return false;
+  view = tma_view(m, axes, p.L, e.stride_l != 0, fit);
+  return true;
 }
 
 /// The row stride (elements) of a row-major operand with TMA view `view`, for
@@ -278,7 +306,7 @@ void choose_staged_input(const Problem& p, const Sm90TileConfig& config, Sm90Pla
   for (std::size_t i = 0; i < p.inputs.size() && i < 64; ++i) {
     const EpilogueOperand& in = p.inputs[i];
     if (in.load_kind != ir::LoadKind::Tile || in.tensor == nullptr || !stageable(in.dtype) ||
-        size_bytes(in.dtype) != d_bytes || ((plan.unit_inputs >> i) & 1) == 0 || !tile_view(p, in, "C", plan.c)) {
+        size_bytes(in.dtype) != d_bytes || ((plan.unit_inputs >> i) & 1) == 0 || !tile_view(p, in, plan.c)) {
       continue;
     }
     plan.staged_input = static_cast<int>(i);
@@ -298,7 +326,7 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
     const EpilogueOperand& out = p.outputs[j];
     if (static_cast<int>(j) == plan.d_slot || out.store_kind != ir::StoreKind::Tile || out.tensor == nullptr ||
         !stageable(out.dtype) || size_bytes(out.dtype) != d_bytes || ((plan.unit_outputs >> j) & 1) == 0 ||
-        !tile_view(p, out, "F", plan.f)) {
+        !tile_view(p, out, plan.f)) {
       continue;
     }
     plan.staged_output = static_cast<int>(j);
@@ -342,6 +370,14 @@ std::int64_t reduce_elements(const Problem& p) {
 
 }  // namespace
 
+bool sm90_repacks(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L) {
+  const Axes k_major = is_b ? Axes{"K", "N", false} : Axes{"K", "M", true};
+  const Axes mn_major = is_b ? Axes{"N", "K", true} : Axes{"M", "K", false};
+  const bool batched = m.batch_stride != 0;
+  return !tma_fit(m, k_major, L, batched).aligned &&
+         !(operands == Sm90OperandClass::bits16 && tma_fit(m, mn_major, L, batched).aligned);
+}
+
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
   if ((a == DType::f16 || a == DType::bf16) && a == b) {
     out = Sm90OperandClass::bits16;
@@ -371,24 +407,21 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.a_batched = p.A.batch_stride != 0;
   plan.b_batched = p.B.batch_stride != 0;
   // A is M x K: K-major = row-major; B is K x N: K-major = column-major.
-  if (Status s = choose_major("A", p.A, {"K", "M", true}, {"M", "K", false}, config.operands, p.L, plan.a_batched, plan.a,
-                              plan.a_k_major);
-      !s) {
-    return s;
-  }
-  if (Status s = choose_major("B", p.B, {"K", "N", false}, {"N", "K", true}, config.operands, p.L, plan.b_batched, plan.b,
-                              plan.b_k_major);
-      !s) {
-    return s;
-  }
+  choose_major(p.A, {"K", "M", true}, {"M", "K", false}, config.operands, p.L, plan.a_batched, plan.a, plan.a_k_major,
+               plan.repack_a);
+  choose_major(p.B, {"K", "N", false}, {"N", "K", true}, config.operands, p.L, plan.b_batched, plan.b, plan.b_k_major,
+               plan.repack_b);
+  plan.repack_b.offset = plan.repack_a.active ? sm90_repack_offset(plan.repack_a.bytes()) : 0;
   // D's rows, batches or pointer not as TMA needs them: its chunks leave
   // through the threads instead (d_by_threads).
-  bool d_contiguous = false, d_aligned = false;
-  if (Status s = tma_view("D", p.D, {"N", "M", true}, p.L, true, plan.d, d_contiguous, false, d_aligned); !s) {
-    if (!d_contiguous) return Status::unsupported(s.reason() + "; the sm90 kernel writes D row-major (N contiguous)");
-    return s;
+  const Axes d_axes{"N", "M", true};
+  const TmaFit d = tma_fit(p.D, d_axes, p.L, true);
+  if (!d.contiguous) {
+    return Status::unsupported(tma_unfit_reason("D", p.D, d_axes, p.L, true, d).reason() +
+                               "; the sm90 kernel writes D row-major (N contiguous)");
   }
-  plan.d_by_threads = !d_aligned;
+  plan.d = tma_view(p.D, d_axes, p.L, true, d);
+  plan.d_by_threads = !d.aligned;
   plan.ldd = row_stride(plan.d, p.M, p.D.row_stride);
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);

@@ -22,6 +22,33 @@ struct Sm90TmaView {
   std::uint64_t strides[2] = {16, 16};
 };
 
+/// Rows of a repacked operand start this many bytes apart (TMA's 128-byte
+/// swizzle reads a box row as one line).
+inline constexpr std::int64_t kSm90RepackRowAlign = 128;
+
+/// An operand TMA cannot read as it lies (rows not 16 bytes apart, a base or
+/// batch stride not 16-byte aligned, no unit stride, or an MN-major operand
+/// of a class the tensor cores read only K-major), copied before the GEMM
+/// into the repack workspace (kernels/operand_repack.cuh): element (l, o, i)
+/// of the copy, i along its contiguous axis, is element
+/// src + l*src_batch + o*src_outer + i*src_inner (elements) of the source.
+struct Sm90Repack {
+  bool active = false;
+  const void* src = nullptr;
+  int element_bytes = 2;
+  std::int64_t batches = 1, outer = 0, inner = 0;
+  std::int64_t src_batch = 0, src_outer = 0, src_inner = 1;
+  std::int64_t pitch = 0;      ///< the copy's row stride, elements (kSm90RepackRowAlign bytes a multiple)
+  std::uint64_t offset = 0;    ///< the copy's byte offset in the workspace
+  /// Bytes of the copy.
+  std::uint64_t bytes() const noexcept {
+    return static_cast<std::uint64_t>(batches * outer * pitch * element_bytes);
+  }
+};
+
+/// Where B's copy starts after A's of `bytes` (256-byte aligned).
+inline std::uint64_t sm90_repack_offset(std::uint64_t bytes) noexcept { return (bytes + 255) / 256 * 256; }
+
 struct Sm90Plan {
   bool a_k_major = true;  ///< A row-major (K contiguous); else column-major (M contiguous)
   bool b_k_major = true;  ///< B column-major (K contiguous); else row-major (N contiguous)
@@ -30,6 +57,9 @@ struct Sm90Plan {
   int d_slot = 0;         ///< D's index among the epilogue outputs
   DType d_dtype = DType::f16;
   Sm90TmaView a, b, d;    ///< A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L}
+  /// A's and B's copies when TMA cannot read them as they lie (their views
+  /// then describe the copies; the launch sets the views' data).
+  Sm90Repack repack_a, repack_b;
   std::int64_t ldd = 0;      ///< D's row stride (elements), for the ragged-edge stores
   std::int64_t d_batch = 0;  ///< D's batch stride (elements)
   /// D's pitch, batch stride or pointer is not a multiple of 16 bytes, so
@@ -69,11 +99,21 @@ struct Sm90Plan {
 /// amax).
 inline constexpr std::int64_t kSm90GridIdentityElements = 2048;
 
+/// Bytes of the repack workspace the plan needs (0: A and B are read as they lie).
+inline std::uint64_t sm90_repack_bytes(const Sm90Plan& plan) noexcept {
+  if (plan.repack_b.active) return plan.repack_b.offset + plan.repack_b.bytes();
+  return plan.repack_a.active ? plan.repack_a.bytes() : 0;
+}
+
 /// Whether `problem` fits the sm90 kernel with `config`, and if so its plan.
 /// Reasons name the operand at fault and what would make it fit. Looks at
 /// dtypes, layouts, strides, pointers' 16-byte alignment and extents only:
-/// not at the device (see Sm90Operator::supports).
+/// not at the device (see Sm90Operator::supports). A and B fit in any
+/// layout: those TMA cannot read as they lie are repacked.
 Status make_sm90_plan(const Problem& problem, const Sm90TileConfig& config, Sm90Plan& plan);
+
+/// Whether the plan repacks A (`is_b` false) or B: TMA cannot read it as it lies.
+bool sm90_repacks(const MatrixOperand& operand, bool is_b, Sm90OperandClass operands, std::int64_t L);
 
 /// The operand class of a problem's A/B dtypes, if the sm90 kernel has one.
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept;

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "epigemm/tensor.hpp"
+#include "providers/sm90/sm90_plan.hpp"
 
 namespace epigemm::detail {
 namespace {
@@ -184,8 +185,10 @@ constexpr double kLoadLatencyNs = 500.0;
 constexpr double kL2FillBytesPerNs = 12000.0;
 
 /// The fill cost of one box row of A or B (kUnalignedRowFill unless its
-/// rows, batches and base are 128-byte aligned).
-double row_fill_cost(const MatrixOperand& x, std::int64_t L) {
+/// rows, batches and base are 128-byte aligned, or it is repacked into
+/// 128-byte rows).
+double row_fill_cost(const MatrixOperand& x, bool is_b, Sm90OperandClass operands, std::int64_t L) {
+  if (sm90_repacks(x, is_b, operands, L)) return 1.0;
   const std::int64_t bytes = size_bytes(x.dtype);
   const std::int64_t pitch = x.layout == Layout::col_major ? x.col_stride : x.row_stride;
   const bool base = x.tensor == nullptr || reinterpret_cast<std::uintptr_t>(x.tensor->data) % 128 == 0;
@@ -346,7 +349,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const bool b_cut = c.k_group > 1 && p.B.row_stride == 1;
   const double b_loaded = b_cut ? b_rows : static_cast<double>(c.bn) / c.cluster_m;
   const bool streaming = cluster_tiles > slots;
-  const double a_cost = streaming ? row_fill_cost(p.A, p.L) : 1.0, b_cost = streaming ? row_fill_cost(p.B, p.L) : 1.0;
+  const double a_cost = streaming ? row_fill_cost(p.A, false, c.operands, p.L) : 1.0,
+               b_cost = streaming ? row_fill_cost(p.B, true, c.operands, p.L) : 1.0;
   const double fill = static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 *
                       (a_rows * a_cost + b_loaded * b_cost);
   double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});

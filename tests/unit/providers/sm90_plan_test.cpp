@@ -14,6 +14,7 @@
 #include "epigemm/epigemm.hpp"
 #include "providers/sm90/sm90_kernel_source.hpp"
 #include "providers/sm90/sm90_plan.hpp"
+#include "providers/sm90/sm90_repack.hpp"
 #include "providers/sm90/sm90_tensor_maps.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
 
@@ -99,19 +100,83 @@ TEST(Sm90Plan, PicksMajorsAndTmaViewsFromStrides) {
   EXPECT_EQ(plan.b.dims[0], 24u);  // {K, N, L}
 }
 
-TEST(Sm90Plan, RefusesWhatTmaCannotDescribeWithTheReason) {
-  // K = 7: A's rows 14 bytes apart.
-  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 7}, {}, {7, 32}, {}, DType::f16).reason(kBig16),
-                       "A's M stride is 7 elements (14 bytes)"));
-  // D column-major.
+TEST(Sm90Plan, RepacksOperandsTmaCannotReadAsTheyLie) {
+  Sm90Plan plan;
+  // K = 7: A's rows 14 bytes apart; copied K-major into 128-byte rows. B
+  // (7, 32) row-major has 64-byte rows: read as it lies.
+  HostProblem odd_k(DType::f16, {40, 7}, {}, {7, 32}, {}, DType::f16);
+  ASSERT_TRUE(odd_k.plan(kBig16, plan));
+  EXPECT_TRUE(plan.repack_a.active);
+  EXPECT_FALSE(plan.repack_b.active);
+  EXPECT_TRUE(plan.a_k_major);
+  EXPECT_EQ(plan.repack_a.src, odd_k.args.A.data);
+  EXPECT_EQ(plan.repack_a.inner, 7);
+  EXPECT_EQ(plan.repack_a.outer, 40);
+  EXPECT_EQ(plan.repack_a.src_inner, 1);
+  EXPECT_EQ(plan.repack_a.src_outer, 7);
+  EXPECT_EQ(plan.repack_a.pitch, 64);  // elements: 128 bytes
+  EXPECT_EQ(plan.a.data, nullptr);      // set at launch
+  EXPECT_EQ(plan.a.dims[0], 7u);
+  EXPECT_EQ(plan.a.dims[1], 40u);
+  EXPECT_EQ(plan.a.strides[0], 128u);
+  EXPECT_EQ(detail::sm90_repack_bytes(plan), 40u * 128u);
+  // A column-major with 14-byte columns: copied M-major (its unit stride).
+  HostProblem col(DType::bf16, {7, 24}, {1, 7}, {24, 32}, {}, DType::bf16);
+  ASSERT_TRUE(col.plan(kBig16, plan));
+  EXPECT_TRUE(plan.repack_a.active);
+  EXPECT_FALSE(plan.a_k_major);
+  EXPECT_EQ(plan.repack_a.inner, 7);  // M
+  EXPECT_EQ(plan.repack_a.src_inner, 1);
+  EXPECT_EQ(plan.repack_a.src_outer, 7);
+  // A with no unit stride: copied K-major through the kernel's tiles.
+  HostProblem strided(DType::f16, {40, 8}, {16, 2}, {8, 32}, {}, DType::f16);
+  ASSERT_TRUE(strided.plan(kBig16, plan));
+  EXPECT_TRUE(plan.a_k_major);
+  EXPECT_EQ(plan.repack_a.src_inner, 2);
+  EXPECT_EQ(plan.repack_a.src_outer, 16);
+  // A batch stride of 8 bytes: every batch copied.
+  HostProblem batches(DType::f16, {2, 40, 8}, {4, 8, 1}, {2, 8, 32}, {}, DType::f16);
+  ASSERT_TRUE(batches.plan(kBig16, plan));
+  EXPECT_EQ(plan.repack_a.batches, 2);
+  EXPECT_EQ(plan.repack_a.src_batch, 4);
+  EXPECT_EQ(plan.a.dims[2], 2u);
+  EXPECT_EQ(plan.a.strides[1], 40u * 128u);
+  // Both: B's copy after A's, 256-byte aligned.
+  HostProblem both(DType::f16, {3, 7}, {}, {7, 5}, {}, DType::f16);
+  ASSERT_TRUE(both.plan(kBig16, plan));
+  ASSERT_TRUE(plan.repack_a.active && plan.repack_b.active);
+  EXPECT_EQ(plan.repack_a.bytes(), 3u * 128u);
+  EXPECT_EQ(plan.repack_b.offset, 512u);
+  EXPECT_EQ(detail::sm90_repack_bytes(plan), 512u + 7u * 128u);
+  EXPECT_FALSE(plan.b_k_major);  // B row-major: N contiguous
+  // What the repack kernel is given: B's copy at its offset, each operand's
+  // blocks, and tiles only where the source's contiguous axis is not the copy's.
+  alignas(256) static std::byte workspace[4096];
+  unsigned blocks = 0;
+  const detail::Sm90RepackArgs args = detail::sm90_repack_args(plan, workspace, blocks);
+  EXPECT_EQ(args.op[0].dst, workspace);
+  EXPECT_EQ(args.op[1].dst, workspace + 512);
+  EXPECT_EQ(args.op[1].dst_pitch, 64);
+  EXPECT_EQ(args.op[0].through_tiles, 0);
+  EXPECT_EQ(blocks, static_cast<unsigned>(args.op[0].blocks + args.op[1].blocks));
+  ASSERT_TRUE(strided.plan(kBig16, plan));
+  EXPECT_EQ(detail::sm90_repack_args(plan, workspace, blocks).op[0].through_tiles, 1);
+  // Only B: it takes the kernel's first blocks.
+  HostProblem only_b(DType::f16, {16, 8}, {}, {8, 5}, {}, DType::f16);
+  ASSERT_TRUE(only_b.plan(kBig16, plan));
+  ASSERT_FALSE(plan.repack_a.active);
+  EXPECT_EQ(plan.repack_b.offset, 0u);
+  const detail::Sm90RepackArgs b_args = detail::sm90_repack_args(plan, workspace, blocks);
+  EXPECT_EQ(b_args.op[0].src, only_b.args.B.data);
+  EXPECT_EQ(b_args.op[1].blocks, 0);
+  // Aligned operands are read as they lie.
+  ASSERT_TRUE(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16).plan(kBig16, plan));
+  EXPECT_EQ(detail::sm90_repack_bytes(plan), 0u);
+}
+
+TEST(Sm90Plan, RefusesWhatTmaCannotWrite) {
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {1, 40}).reason(kBig16),
                        "writes D row-major"));
-  // A with no unit stride at all.
-  EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {16, 2}, {8, 32}, {}, DType::f16).reason(kBig16),
-                       "A has no unit-stride dimension"));
-  // A batch stride of 8 bytes.
-  EXPECT_TRUE(contains(HostProblem(DType::f16, {2, 40, 8}, {4, 8, 1}, {2, 8, 32}, {}, DType::f16).reason(kBig16),
-                       "A's batch stride is 4 elements"));
 }
 
 TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
@@ -122,8 +187,10 @@ TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
             "this operator is for f16/bf16 A/B; A is i8");
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16).reason(kBigFp8),
                        "this operator is for fp8"));
-  EXPECT_TRUE(contains(HostProblem(DType::e4m3, {40, 16}, {}, {16, 32}, {}, DType::f16).reason(kBigFp8),
-                       "fp8 B must be K-major (column-major B)"));
+  Sm90Plan fp8;
+  ASSERT_TRUE(HostProblem(DType::e4m3, {40, 16}, {}, {16, 32}, {}, DType::f16).plan(kBigFp8, fp8));
+  EXPECT_TRUE(fp8.b_k_major);  // B row-major: repacked K-major (wgmma transposes only 16-bit operands)
+  EXPECT_TRUE(fp8.repack_b.active);
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f64).reason(kBig16),
                        "D is f64; the sm90 kernel stores D as f16, bf16, f32, e4m3, e5m2, i8, u8 or i32"));
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {}, DType::f32, DType::f64)
@@ -216,20 +283,22 @@ TEST(Sm90Plan, TakesTf32AndInt8WithBothOperandsKMajor) {
   }
 }
 
-TEST(Sm90Plan, RefusesTf32AndInt8OperandsThatAreNotKMajorWithTheReason) {
-  // tf32 A column-major.
-  EXPECT_EQ(HostProblem(DType::tf32, {40, 8}, {1, 40}, {8, 32}, {1, 8}, DType::f32).reason(kBigTf32),
-            "A's K stride is 40 elements, not 1; tf32 A must be K-major (row-major A): wgmma transposes only "
-            "16-bit operands");
-  // tf32 B row-major.
-  EXPECT_TRUE(contains(HostProblem(DType::tf32, {40, 8}, {}, {8, 32}, {}, DType::f32).reason(kBigTf32),
-                       "tf32 B must be K-major (column-major B)"));
+TEST(Sm90Plan, RepacksTf32AndInt8OperandsThatAreNotKMajor) {
+  Sm90Plan plan;
+  // tf32 A column-major, B row-major: both copied K-major, read through tiles.
+  HostProblem tf32(DType::tf32, {40, 8}, {1, 40}, {8, 32}, {}, DType::f32);
+  ASSERT_TRUE(tf32.plan(kBigTf32, plan));
+  EXPECT_TRUE(plan.a_k_major && plan.b_k_major);
+  EXPECT_EQ(plan.repack_a.src_inner, 40);  // K steps over A's columns
+  EXPECT_EQ(plan.repack_a.pitch, 32);      // 8 four-byte elements padded to 128 bytes
+  EXPECT_EQ(plan.repack_b.src_inner, 32);
+  EXPECT_EQ(plan.repack_b.src_outer, 1);
   // i8 B row-major, u8 A column-major.
-  EXPECT_TRUE(contains(HostProblem(DType::i8, {40, 16}, {}, {16, 32}, {}, DType::i32, {}, DType::i32).reason(kBigInt8),
-                       "int8 B must be K-major (column-major B)"));
-  EXPECT_TRUE(contains(
-      HostProblem(DType::u8, {40, 16}, {1, 40}, {16, 32}, {1, 16}, DType::i32, {}, DType::i32).reason(kBigInt8),
-      "int8 A must be K-major (row-major A)"));
+  ASSERT_TRUE(HostProblem(DType::i8, {40, 16}, {}, {16, 32}, {}, DType::i32, {}, DType::i32).plan(kBigInt8, plan));
+  EXPECT_TRUE(plan.b_k_major && plan.repack_b.active && !plan.repack_a.active);
+  ASSERT_TRUE(
+      HostProblem(DType::u8, {40, 16}, {1, 40}, {16, 32}, {1, 16}, DType::i32, {}, DType::i32).plan(kBigInt8, plan));
+  EXPECT_TRUE(plan.a_k_major && plan.repack_a.active && !plan.repack_b.active);
   // The operand class must match the operator's.
   EXPECT_EQ(HostProblem(DType::tf32, {40, 8}, {}, {8, 32}, {1, 8}, DType::f32).reason(kBigInt8),
             "this operator is for int8 (i8/u8) A/B; A is tf32");

@@ -1,0 +1,99 @@
+// The sm90 operator's repack step: argument record, grid, and workspace.
+#include "providers/sm90/sm90_repack.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "epigemm/error.hpp"
+
+namespace epigemm::detail {
+namespace {
+
+/// Blocks at most per operand; each loops over the rest of its work.
+constexpr long long kMaxBlocksPerOperand = 4096;
+/// Elements per side of the kernel's shared-memory tiles (kEpgRepackTile).
+constexpr long long kTile = 64;
+
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+Sm90RepackOperandArgs operand_args(const Sm90Repack& r, void* workspace) {
+  Sm90RepackOperandArgs a;
+  if (!r.active) return a;
+  a.src = r.src;
+  a.dst = static_cast<std::byte*>(workspace) + r.offset;
+  a.batches = r.batches;
+  a.outer = r.outer;
+  a.inner = r.inner;
+  a.src_batch = r.src_batch;
+  a.src_outer = r.src_outer;
+  a.src_inner = r.src_inner;
+  a.dst_pitch = r.pitch;
+  a.dst_batch = r.pitch * r.outer;
+  a.through_tiles = r.src_inner != 1 && r.inner > 1 ? 1 : 0;
+  const long long work = a.through_tiles != 0
+                             ? r.batches * ceil_div(r.outer, kTile) * ceil_div(r.inner, kTile)
+                             : ceil_div(r.batches * r.outer * ceil_div(r.inner, 16 / r.element_bytes), kSm90RepackThreads);
+  a.blocks = static_cast<int>(std::clamp<long long>(work, 1, kMaxBlocksPerOperand));
+  return a;
+}
+
+}  // namespace
+
+Sm90RepackArgs sm90_repack_args(const Sm90Plan& plan, void* workspace, unsigned& blocks) noexcept {
+  Sm90RepackArgs args;
+  // The kernel gives its first op[0].blocks blocks to op[0]: B's copy goes
+  // first when A is read as it lies.
+  const Sm90Repack* first = plan.repack_a.active ? &plan.repack_a : &plan.repack_b;
+  const Sm90Repack* second = plan.repack_a.active ? &plan.repack_b : nullptr;
+  args.op[0] = operand_args(*first, workspace);
+  if (second != nullptr) args.op[1] = operand_args(*second, workspace);
+  blocks = static_cast<unsigned>(args.op[0].blocks + args.op[1].blocks);
+  return args;
+}
+
+Sm90RepackSpace::Lease::Lease(Lease&& other) noexcept
+    : lock_(std::move(other.lock_)),
+      driver_(std::exchange(other.driver_, nullptr)),
+      stream_(std::exchange(other.stream_, nullptr)),
+      data_(std::exchange(other.data_, nullptr)),
+      stream_ordered_(std::exchange(other.stream_ordered_, false)) {}
+
+Sm90RepackSpace::Lease::~Lease() {
+  if (stream_ordered_ && data_ != nullptr) {
+    (void)driver_->mem_free_async(reinterpret_cast<CUdeviceptr>(data_), stream_);
+  }
+}
+
+Sm90RepackSpace::Lease Sm90RepackSpace::acquire(const runtime::Driver& driver, int device, CUstream stream,
+                                                std::uint64_t bytes) {
+  Lease lease;
+  lease.lock_ = std::unique_lock<std::mutex>(mutex_);
+  lease.driver_ = &driver;
+  lease.stream_ = stream;
+  const std::string what = "allocating " + std::to_string(bytes) +
+                           " bytes of workspace to repack A or B (rows TMA cannot read as they lie)";
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
+  if (capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+    CUdeviceptr ptr = 0;
+    driver.check(driver.mem_alloc_async(&ptr, bytes, stream), what + " while the stream captures a graph");
+    lease.data_ = reinterpret_cast<void*>(ptr);
+    lease.stream_ordered_ = true;
+    return lease;
+  }
+  runtime::DeviceBuffer& buffer = buffers_[std::make_pair(device, stream)];
+  if (buffer.size() < bytes) {
+    // The stream's earlier launches may still read the old buffer.
+    if (buffer.data() != nullptr) driver.check(driver.stream_synchronize(stream), "waiting to grow the repack workspace");
+    buffer = runtime::DeviceBuffer();
+    try {
+      buffer = runtime::DeviceBuffer(driver, device, bytes);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::Cuda, what + ": " + e.message());
+    }
+  }
+  lease.data_ = buffer.data();
+  return lease;
+}
+
+}  // namespace epigemm::detail
