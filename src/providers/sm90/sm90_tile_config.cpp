@@ -256,7 +256,8 @@ struct ClassFacts {
 };
 
 ClassFacts class_facts(C operands) {
-  constexpr const char* kKMajor = "A row-major, B column-major (both K-major)";
+  constexpr const char* kKMajor =
+      "any (A row-major and B column-major are read as they lie, when TMA-aligned; others are repacked K-major)";
   constexpr const char* kFloatOut = "f16,bf16,f32,e4m3,e5m2,i8,u8,i32 (row-major)";
   switch (operands) {
     case C::fp8: return {"_fp8", "e4m3,e5m2", kKMajor, "f32,f16", kFloatOut};
@@ -264,7 +265,9 @@ ClassFacts class_facts(C operands) {
     case C::int8: return {"_int8", "i8,u8", kKMajor, "i32", "i32,i8,u8,f32,f16,bf16,e4m3,e5m2 (row-major)"};
     case C::bits16: break;
   }
-  return {"_16bit", "f16,bf16", "A and B row- or column-major", "f32 (bf16), f32,f16 (f16)", kFloatOut};
+  return {"_16bit", "f16,bf16",
+          "any (row- or column-major A and B are read as they lie, when TMA-aligned; others are repacked)",
+          "f32 (bf16), f32,f16 (f16)", kFloatOut};
 }
 
 }  // namespace

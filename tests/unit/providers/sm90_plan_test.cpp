@@ -358,7 +358,7 @@ TEST(Sm90TileConfigs, Tf32AndInt8ClassesHaveTheirOwnOperators) {
     } else {
       continue;
     }
-    EXPECT_TRUE(contains(md.extra.at("layouts"), "both K-major")) << md.name;
+    EXPECT_TRUE(contains(md.extra.at("layouts"), "others are repacked K-major")) << md.name;
     // The same stage bytes as the 16-bit (tf32) or fp8 (int8) tile of that shape.
     EXPECT_EQ(c.bk() * c.operand_bytes(), 128);
   }
