@@ -17,6 +17,7 @@ struct EpgRepackOperand {
   long long dst_pitch, dst_batch;  ///< multiples of 16 bytes
   int through_tiles;               ///< 1: src_inner != 1, read through shared-memory tiles
   int blocks;                      ///< the grid's blocks for this operand (0: none)
+  int row_lanes;                   ///< rows: threads per row (a power of two up to kEpgRepackThreads)
 };
 
 /// The kernel's argument: A's work, then B's.
@@ -32,28 +33,50 @@ template <> struct EpgRepackWord<1> { using type = unsigned char; };
 template <> struct EpgRepackWord<2> { using type = unsigned short; };
 template <> struct EpgRepackWord<4> { using type = unsigned int; };
 
-/// Sources with a unit inner stride: each thread writes 16-byte pieces of
-/// destination rows, reading their elements one by one (the source rows may
-/// start at any element), so a warp reads and writes 512 contiguous bytes.
+/// The 16 bytes at `s` of a row that ends at `end` (zeros past it), read as
+/// one or two aligned 16-byte loads where both lie inside [begin, end),
+/// else byte by byte (the ends of a row).
+__device__ __forceinline__ uint4 epg_repack_load16(const char* s, const char* begin, const char* end) {
+  const unsigned shift = static_cast<unsigned>(reinterpret_cast<unsigned long long>(s) & 15);
+  const char* base = s - shift;
+  if (base >= begin && base + (shift != 0 ? 32 : 16) <= end) {
+    const uint4 lo = __ldg(reinterpret_cast<const uint4*>(base));
+    if (shift == 0) return lo;
+    const uint4 hi = __ldg(reinterpret_cast<const uint4*>(base + 16));
+    const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    const unsigned q = shift >> 2, r = (shift & 3) * 8;
+    unsigned word[5];
+#pragma unroll
+    for (int k = 0; k < 5; ++k) word[k] = q == 0 ? w[k] : q == 1 ? w[k + 1] : q == 2 ? w[k + 2] : w[k + 3];
+    return make_uint4(__funnelshift_r(word[0], word[1], r), __funnelshift_r(word[1], word[2], r),
+                      __funnelshift_r(word[2], word[3], r), __funnelshift_r(word[3], word[4], r));
+  }
+  union {
+    uint4 vector;
+    unsigned char bytes[16];
+  } out;
+#pragma unroll
+  for (int k = 0; k < 16; ++k) out.bytes[k] = s + k < end ? static_cast<unsigned char>(s[k]) : 0;
+  return out.vector;
+}
+
+/// Sources with a unit inner stride: row_lanes threads per row, each
+/// writing 16-byte pieces of the destination row from the aligned 16-byte
+/// pieces of the source row around them, so a warp reads and writes
+/// contiguous bytes.
 template <int kBytes>
 __device__ void epg_repack_rows(const EpgRepackOperand& op, unsigned block) {
-  using T = typename EpgRepackWord<kBytes>::type;
-  constexpr int kPer = 16 / kBytes;
-  const long long pieces = (op.inner + kPer - 1) / kPer;
-  const long long total = op.batches * op.outer * pieces;
-  const long long step = static_cast<long long>(op.blocks) * kEpgRepackThreads;
-  for (long long w = static_cast<long long>(block) * kEpgRepackThreads + threadIdx.x; w < total; w += step) {
-    const long long piece = w % pieces, row = w / pieces;
+  const int rows_per_block = kEpgRepackThreads / op.row_lanes;
+  const int lane = threadIdx.x % op.row_lanes;
+  const long long rows = op.batches * op.outer, row_bytes = op.inner * kBytes;
+  for (long long row = static_cast<long long>(block) * rows_per_block + threadIdx.x / op.row_lanes; row < rows;
+       row += static_cast<long long>(op.blocks) * rows_per_block) {
     const long long o = row % op.outer, l = row / op.outer;
-    const long long i0 = piece * kPer;
-    const T* src = static_cast<const T*>(op.src) + l * op.src_batch + o * op.src_outer + i0;
-    union {
-      uint4 vector;
-      T elements[kPer];
-    } out;
-#pragma unroll
-    for (int e = 0; e < kPer; ++e) out.elements[e] = i0 + e < op.inner ? src[e] : T(0);
-    *reinterpret_cast<uint4*>(static_cast<T*>(op.dst) + l * op.dst_batch + o * op.dst_pitch + i0) = out.vector;
+    const char* src = static_cast<const char*>(op.src) + (l * op.src_batch + o * op.src_outer) * kBytes;
+    char* dst = static_cast<char*>(op.dst) + (l * op.dst_batch + o * op.dst_pitch) * kBytes;
+    for (long long byte = 16LL * lane; byte < row_bytes; byte += 16LL * op.row_lanes) {
+      *reinterpret_cast<uint4*>(dst + byte) = epg_repack_load16(src + byte, src, src + row_bytes);
+    }
   }
 }
 
@@ -91,8 +114,14 @@ __device__ void epg_repack_tiles(const EpgRepackOperand& op, unsigned block) {
   }
 }
 
+/// The kernel's body. Launched as a programmatic dependent of the stream's
+/// previous kernel, it waits for that one before reading A and B, and lets
+/// the GEMM launch at once (the GEMM waits for the copies to finish before
+/// it touches memory).
 template <int kBytes>
 __device__ void epg_repack_operands(const EpgRepackArgs& args) {
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   const bool first = blockIdx.x < static_cast<unsigned>(args.op[0].blocks);
   const EpgRepackOperand& op = first ? args.op[0] : args.op[1];
   const unsigned block = first ? blockIdx.x : blockIdx.x - args.op[0].blocks;

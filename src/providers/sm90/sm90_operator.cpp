@@ -214,8 +214,9 @@ void Sm90Operator::run(const Problem& p, void* stream) {
 
   runtime::LaunchConfig config;
   config.stream = static_cast<CUstream>(stream);
-  // A and B that TMA cannot read as they lie: copied first (an ordinary
-  // launch, after the stream's earlier work), their views moved to the copies.
+  // A and B that TMA cannot read as they lie: copied first (a programmatic
+  // dependent of the stream's previous kernel, which it waits for before
+  // reading), their views moved to the copies.
   std::optional<Sm90RepackSpace::Lease> repacked;
   if (const std::uint64_t bytes = sm90_repack_bytes(plan); bytes > 0) {
     repacked.emplace(repack_space_.acquire(driver, device, config.stream, bytes));
@@ -227,7 +228,9 @@ void Sm90Operator::run(const Problem& p, void* stream) {
     void* repack_params[] = {&repack};
     config.grid = {blocks, 1, 1};
     config.block = {static_cast<unsigned>(kSm90RepackThreads), 1, 1};
+    config.programmatic_dependency = driver.device_info(device).programmatic_launch;
     driver.launch(k.repack, config, repack_params);
+    config.programmatic_dependency = false;
   }
 
   Sm90Maps maps;

@@ -30,9 +30,14 @@ Sm90RepackOperandArgs operand_args(const Sm90Repack& r, void* workspace) {
   a.dst_pitch = r.pitch;
   a.dst_batch = r.pitch * r.outer;
   a.through_tiles = r.src_inner != 1 && r.inner > 1 ? 1 : 0;
-  const long long work = a.through_tiles != 0
-                             ? r.batches * ceil_div(r.outer, kTile) * ceil_div(r.inner, kTile)
-                             : ceil_div(r.batches * r.outer * ceil_div(r.inner, 16 / r.element_bytes), kSm90RepackThreads);
+  long long work = r.batches * ceil_div(r.outer, kTile) * ceil_div(r.inner, kTile);  // tiles
+  if (a.through_tiles == 0) {
+    // Rows: enough threads per row for its 16-byte pieces, the rest of the
+    // block on further rows.
+    const long long pieces = ceil_div(r.inner * r.element_bytes, 16);
+    while (a.row_lanes < kSm90RepackThreads && a.row_lanes < pieces) a.row_lanes *= 2;
+    work = ceil_div(r.batches * r.outer, kSm90RepackThreads / a.row_lanes);
+  }
   a.blocks = static_cast<int>(std::clamp<long long>(work, 1, kMaxBlocksPerOperand));
   return a;
 }

@@ -28,12 +28,13 @@ struct Sm90RepackOperandArgs {
   long long dst_pitch = 0, dst_batch = 0;
   int through_tiles = 0;
   int blocks = 0;
+  int row_lanes = 1;
 };
 /// Same layout as EpgRepackArgs.
 struct Sm90RepackArgs {
   Sm90RepackOperandArgs op[2];
 };
-static_assert(sizeof(Sm90RepackOperandArgs) == 88 && sizeof(Sm90RepackArgs) == 176,
+static_assert(sizeof(Sm90RepackOperandArgs) == 96 && sizeof(Sm90RepackArgs) == 192,
               "Sm90RepackArgs must match EpgRepackArgs");
 
 /// Threads per block of the repack kernel (kEpgRepackThreads).
