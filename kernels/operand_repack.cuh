@@ -114,14 +114,8 @@ __device__ void epg_repack_tiles(const EpgRepackOperand& op, unsigned block) {
   }
 }
 
-/// The kernel's body. Launched as a programmatic dependent of the stream's
-/// previous kernel, it waits for that one before reading A and B, and lets
-/// the GEMM launch at once (the GEMM waits for the copies to finish before
-/// it touches memory).
 template <int kBytes>
 __device__ void epg_repack_operands(const EpgRepackArgs& args) {
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   const bool first = blockIdx.x < static_cast<unsigned>(args.op[0].blocks);
   const EpgRepackOperand& op = first ? args.op[0] : args.op[1];
   const unsigned block = first ? blockIdx.x : blockIdx.x - args.op[0].blocks;
