@@ -161,6 +161,19 @@ TEST(Sm90Plan, RepacksOperandsTmaCannotReadAsTheyLie) {
   EXPECT_EQ(blocks, static_cast<unsigned>(args.op[0].blocks + args.op[1].blocks));
   ASSERT_TRUE(strided.plan(kBig16, plan));
   EXPECT_EQ(detail::sm90_repack_args(plan, workspace, blocks).op[0].through_tiles, 1);
+  // Threads per row: enough for its 16-byte pieces (a power of two up to
+  // the block), the rest of the block on further rows.
+  EXPECT_EQ(args.op[0].row_lanes, 1);  // 14-byte rows
+  const auto lanes_and_blocks = [&](std::int64_t rows, std::int64_t k) {
+    HostProblem wide(DType::f16, {rows, k}, {}, {k, 64}, {}, DType::f16);
+    Sm90Plan p;
+    EXPECT_TRUE(wide.plan(kBig16, p));
+    EXPECT_TRUE(p.repack_a.active && !p.repack_b.active);
+    const detail::Sm90RepackOperandArgs a = detail::sm90_repack_args(p, workspace, blocks).op[0];
+    return std::make_pair(a.row_lanes, a.blocks);
+  };
+  EXPECT_EQ(lanes_and_blocks(3, 4095), std::make_pair(256, 3));  // 512 pieces a row: a block each
+  EXPECT_EQ(lanes_and_blocks(9, 301), std::make_pair(64, 3));    // 38 pieces: 4 rows a block
   // Only B: it takes the kernel's first blocks.
   HostProblem only_b(DType::f16, {16, 8}, {}, {8, 5}, {}, DType::f16);
   ASSERT_TRUE(only_b.plan(kBig16, plan));
@@ -745,6 +758,17 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   };
   EXPECT_EQ(shape_of(best_of(bf16_square(3072))), "128x192x64_c1x1");
   EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x256x64_c2x1");
+  // Rows TMA cannot read as they lie (4095 elements, 8190 bytes apart) are
+  // repacked into 128-byte rows, which fill at the aligned rate.
+  const detail::Problem odd = bf16_square(4095);
+  EXPECT_TRUE(detail::sm90_repacks(odd.A, false, Sm90OperandClass::bits16, 1));
+  EXPECT_FALSE(detail::sm90_repacks(bf16_square(3000).A, false, Sm90OperandClass::bits16, 1));
+  detail::Problem padded = bf16_square(4095);
+  padded.A.row_stride = padded.B.row_stride = 4096;
+  const Sm90TileConfig narrow{64, 64, 1, 13, Sm90OperandClass::bits16};  // the most rows loaded per product
+  EXPECT_DOUBLE_EQ(detail::sm90_modelled_time(narrow, odd, 132), detail::sm90_modelled_time(narrow, padded, 132));
+  padded.A.row_stride = padded.B.row_stride = 4104;  // 16- but not 128-byte aligned: read as they lie
+  EXPECT_GT(detail::sm90_modelled_time(narrow, padded, 132), 1.2 * detail::sm90_modelled_time(narrow, odd, 132));
   // A column-major B's pitch is its column stride.
   detail::Problem col = bf16_square(3072);
   col.B.layout = detail::Layout::col_major;
