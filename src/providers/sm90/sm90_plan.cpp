@@ -1,9 +1,9 @@
 // make_sm90_plan(): the sm90 kernel's requirements on a problem, each with
-// its own reason, and the TMA views of A, B and D when they all hold.
+// its own reason, and the TMA views of A, B and D when they all hold (A and
+// B through a repacked copy when TMA cannot read them as they lie).
 #include "providers/sm90/sm90_plan.hpp"
 
 #include <climits>
-#include <cstdio>
 #include <string>
 
 #include "codegen/epilogue_emitter.hpp"
@@ -17,20 +17,15 @@ constexpr std::uint64_t kMaxTmaStride = std::uint64_t{1} << 40;
 
 std::string str(DType t) { return std::string(to_string(t)); }
 
-std::string hex_address(const void* p) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%p", p);
-  return text;
-}
-
 std::uint64_t round_up16(std::uint64_t bytes) { return (bytes + 15) / 16 * 16; }
 
 /// One way to lay a matrix into a TMA view: which axis is contiguous.
 struct Axes {
-  const char* inner_name;  ///< e.g. "K"
-  const char* outer_name;  ///< e.g. "M"
-  bool inner_is_cols;      ///< the matrix's columns (its last dimension) are contiguous
+  bool inner_is_cols;  ///< the matrix's columns (its last dimension) are contiguous
 };
+/// A is M x K: K-major = row-major; B is K x N: K-major = column-major; D
+/// and the epilogue's tiles are row-major.
+constexpr Axes kAKMajor{true}, kAMMajor{false}, kBKMajor{false}, kBNMajor{true}, kRowMajor{true};
 
 /// How a matrix lies along `axes`: whether its inner axis has unit stride,
 /// its pitch and batch stride in bytes, and whether those and its pointer
@@ -57,30 +52,6 @@ TmaFit tma_fit(const MatrixOperand& m, Axes axes, std::int64_t L, bool batched) 
   fit.aligned = fit.contiguous && fit.pitch % 16 == 0 && fit.pitch < kMaxTmaStride && batch_ok &&
                 (m.tensor == nullptr || reinterpret_cast<std::uintptr_t>(m.tensor->data) % 16 == 0);
   return fit;
-}
-
-/// Why TMA cannot read or write `m` as it lies along `axes` (`fit` says it cannot).
-Status tma_unfit_reason(std::string_view name, const MatrixOperand& m, Axes axes, std::int64_t L, bool batched,
-                        const TmaFit& fit) {
-  const std::string who(name);
-  if (!fit.contiguous) {
-    const std::int64_t inner_stride = axes.inner_is_cols ? m.col_stride : m.row_stride;
-    return Status::unsupported(who + "'s " + axes.inner_name + " stride is " + std::to_string(inner_stride) +
-                               " elements, not 1");
-  }
-  const std::int64_t outer_stride = axes.inner_is_cols ? m.row_stride : m.col_stride;
-  if (fit.pitch % 16 != 0 || fit.pitch >= kMaxTmaStride) {
-    return Status::unsupported(who + "'s " + axes.outer_name + " stride is " + std::to_string(outer_stride) +
-                               " elements (" + std::to_string(fit.pitch) +
-                               " bytes); TMA needs strides that are multiples of 16 bytes (pad the " +
-                               axes.inner_name + " dimension)");
-  }
-  if (batched && L > 1 && (fit.batch_bytes % 16 != 0 || fit.batch_bytes >= kMaxTmaStride)) {
-    return Status::unsupported(who + "'s batch stride is " + std::to_string(m.batch_stride) + " elements (" +
-                               std::to_string(fit.batch_bytes) + " bytes); TMA needs a multiple of 16 bytes");
-  }
-  return Status::unsupported(who + "'s pointer " + hex_address(m.tensor->data) +
-                             " is not 16-byte aligned; TMA needs 16-byte aligned operands");
 }
 
 /// The TMA view of `m` laid out as `axes`, as it lies.
@@ -273,7 +244,7 @@ bool tile_view(const Problem& p, const EpilogueOperand& e, Sm90TmaView& view) {
   m.row_stride = e.stride_m;
   m.col_stride = 1;
   m.batch_stride = e.stride_l;
-  const Axes axes{"N", "M", true};
+  const Axes axes = kRowMajor;
   const TmaFit fit = tma_fit(m, axes, p.L, e.stride_l != 0);
   if (!fit.aligned) return false;
   view = tma_view(m, axes, p.L, e.stride_l != 0, fit);
@@ -371,8 +342,7 @@ std::int64_t reduce_elements(const Problem& p) {
 }  // namespace
 
 bool sm90_repacks(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L) {
-  const Axes k_major = is_b ? Axes{"K", "N", false} : Axes{"K", "M", true};
-  const Axes mn_major = is_b ? Axes{"N", "K", true} : Axes{"M", "K", false};
+  const Axes k_major = is_b ? kBKMajor : kAKMajor, mn_major = is_b ? kBNMajor : kAMMajor;
   const bool batched = m.batch_stride != 0;
   return !tma_fit(m, k_major, L, batched).aligned &&
          !(operands == Sm90OperandClass::bits16 && tma_fit(m, mn_major, L, batched).aligned);
@@ -406,21 +376,19 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   if (Status s = check_extents(p); !s) return s;
   plan.a_batched = p.A.batch_stride != 0;
   plan.b_batched = p.B.batch_stride != 0;
-  // A is M x K: K-major = row-major; B is K x N: K-major = column-major.
-  choose_major(p.A, {"K", "M", true}, {"M", "K", false}, config.operands, p.L, plan.a_batched, plan.a, plan.a_k_major,
+  choose_major(p.A, kAKMajor, kAMMajor, config.operands, p.L, plan.a_batched, plan.a, plan.a_k_major,
                plan.repack_a);
-  choose_major(p.B, {"K", "N", false}, {"N", "K", true}, config.operands, p.L, plan.b_batched, plan.b, plan.b_k_major,
+  choose_major(p.B, kBKMajor, kBNMajor, config.operands, p.L, plan.b_batched, plan.b, plan.b_k_major,
                plan.repack_b);
   plan.repack_b.offset = plan.repack_a.active ? sm90_repack_offset(plan.repack_a.bytes()) : 0;
   // D's rows, batches or pointer not as TMA needs them: its chunks leave
   // through the threads instead (d_by_threads).
-  const Axes d_axes{"N", "M", true};
-  const TmaFit d = tma_fit(p.D, d_axes, p.L, true);
+  const TmaFit d = tma_fit(p.D, kRowMajor, p.L, true);
   if (!d.contiguous) {
-    return Status::unsupported(tma_unfit_reason("D", p.D, d_axes, p.L, true, d).reason() +
-                               "; the sm90 kernel writes D row-major (N contiguous)");
+    return Status::unsupported("D's N stride is " + std::to_string(p.D.col_stride) +
+                               " elements, not 1; the sm90 kernel writes D row-major (N contiguous)");
   }
-  plan.d = tma_view(p.D, d_axes, p.L, true, d);
+  plan.d = tma_view(p.D, kRowMajor, p.L, true, d);
   plan.d_by_threads = !d.aligned;
   plan.ldd = row_stride(plan.d, p.M, p.D.row_stride);
   plan.d_batch = p.D.batch_stride;
