@@ -55,10 +55,12 @@ int emit_command(const std::vector<std::string>& words) {
   // Candidates come best first; the first whose kernel takes the problem
   // is the one a GPU would run (device checks aside).
   std::string source, chosen, reasons;
+  std::vector<std::string> notes;
   for (const OperatorCandidate& c : explain_operators(args, read_operator_query(flags, target_sm))) {
     try {
       source = c.op.generated_source(args);
       chosen = c.op.name();
+      notes = c.op.plan_notes(args);
       break;
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Unsupported) throw;
@@ -69,7 +71,9 @@ int emit_command(const std::vector<std::string>& words) {
     throw Error(ErrorKind::Unsupported, "no GPU operator for sm_" + std::to_string(target_sm) +
                                             " generates a kernel for this problem:" + (reasons.empty() ? " none found" : reasons));
   }
-  std::cout << "// epigemm emit: operator " << chosen << "\n" << source;
+  std::cout << "// epigemm emit: operator " << chosen << "\n";
+  for (const std::string& note : notes) std::cout << "// note: " << note << "\n";
+  std::cout << source;
   if (!source.empty() && source.back() != '\n') std::cout << "\n";
   std::cout.flush();
 

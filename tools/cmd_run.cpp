@@ -186,7 +186,9 @@ int run_command(const std::vector<std::string>& words) {
   const GemmArguments args = make_arguments(spec, on_device ? on_device->views() : host_views(host));
 
   Operator op = choose_operator(args, query);
-  std::cout << "operator: " << describe_operator(op.metadata()) << std::endl;
+  std::cout << "operator: " << describe_operator(op.metadata()) << "\n";
+  for (const std::string& note : op.plan_notes(args)) std::cout << "note: " << note << "\n";
+  std::cout.flush();
   const auto compile_start = std::chrono::steady_clock::now();
   op.compile(args);
   const double compile_ms = wall_ms(compile_start);

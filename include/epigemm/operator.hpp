@@ -70,6 +70,11 @@ class Operator {
   /// no GPU). Throws Error for host providers or problems the kernel cannot
   /// take.
   std::string generated_source(const GemmArguments& args) const;
+  /// What a run of these arguments does besides the kernel's usual work,
+  /// one sentence each (e.g. sm90 copying an A that TMA cannot read as it
+  /// lies); empty when nothing. Needs no GPU. Throws Error for malformed
+  /// arguments.
+  std::vector<std::string> plan_notes(const GemmArguments& args) const;
 
   const std::shared_ptr<detail::OperatorImpl>& impl() const noexcept { return impl_; }
 

@@ -64,6 +64,12 @@ std::string Operator::generated_source(const GemmArguments& args) const {
   return impl_->generated_source(problem);
 }
 
+std::vector<std::string> Operator::plan_notes(const GemmArguments& args) const {
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  return impl_->plan_notes(problem);
+}
+
 namespace detail {
 
 std::string OperatorImpl::generated_source(const Problem& problem) const {

@@ -29,6 +29,12 @@ class OperatorImpl {
   /// emit`). Needs no device. Throws Error(Unsupported) when the problem
   /// does not fit the kernel, or when the operator generates no source.
   virtual std::string generated_source(const Problem& problem) const;
+  /// See Operator::plan_notes; the problem is one supports() may refuse
+  /// (then whatever the notes say is moot).
+  virtual std::vector<std::string> plan_notes(const Problem& problem) const {
+    (void)problem;
+    return {};
+  }
   /// Higher runs first among operators that support the problem.
   virtual int preference(const Problem& problem) const {
     (void)problem;

@@ -81,6 +81,12 @@ std::string Sm90Operator::generated_source(const Problem& p) const {
   return sm90_kernel_source(p, plan, config_);
 }
 
+std::vector<std::string> Sm90Operator::plan_notes(const Problem& p) const {
+  Sm90Plan plan;
+  if (!make_sm90_plan(p, config_, plan)) return {};
+  return sm90_plan_notes(p, plan, config_.operands);
+}
+
 Status Sm90Operator::check_device(const Problem& p) const {
   Status why = Status::ok();
   const runtime::Driver* driver = runtime::Driver::get(&why);

@@ -46,6 +46,7 @@ class Sm90Operator final : public OperatorImpl {
   void compile(const Problem& problem) override;
   void run(const Problem& problem, void* stream) override;
   std::string generated_source(const Problem& problem) const override;
+  std::vector<std::string> plan_notes(const Problem& problem) const override;
   /// The tile heuristic (sm90_preference): the best configuration for the
   /// problem's shape and the device's SM count ranks first.
   int preference(const Problem& problem) const override;

@@ -4,6 +4,7 @@
 #include "providers/sm90/sm90_plan.hpp"
 
 #include <climits>
+#include <cstdio>
 #include <string>
 
 #include "codegen/epilogue_emitter.hpp"
@@ -340,6 +341,67 @@ std::int64_t reduce_elements(const Problem& p) {
 }
 
 }  // namespace
+
+namespace {
+
+/// "rows" for a matrix whose columns are contiguous (row-major), else "columns".
+const char* lines_of(Axes axes) { return axes.inner_is_cols ? "rows" : "columns"; }
+
+/// Why TMA cannot read or write a matrix that lies contiguous along `axes` as `fit` says.
+std::string unfit_cause(Axes axes, const TmaFit& fit, std::int64_t L, bool batched) {
+  if (fit.pitch % 16 != 0 || fit.pitch >= kMaxTmaStride) {
+    return std::string("its ") + lines_of(axes) + " are " + std::to_string(fit.pitch) +
+           " bytes apart (TMA needs a multiple of 16)";
+  }
+  if (batched && L > 1 && (fit.batch_bytes % 16 != 0 || fit.batch_bytes >= kMaxTmaStride)) {
+    return "its batches are " + std::to_string(fit.batch_bytes) + " bytes apart (TMA needs a multiple of 16)";
+  }
+  return "its base address is not 16-byte aligned";
+}
+
+/// "33.5 MB", "24.6 KB".
+std::string byte_size(std::uint64_t bytes) {
+  char text[32];
+  if (bytes >= 1'000'000) {
+    std::snprintf(text, sizeof text, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  } else {
+    std::snprintf(text, sizeof text, "%.1f KB", static_cast<double>(bytes) / 1e3);
+  }
+  return text;
+}
+
+std::string repack_note(const char* name, const MatrixOperand& m, bool is_b, bool k_major, const Sm90Repack& r,
+                        Sm90OperandClass operands, std::int64_t L) {
+  const bool batched = m.batch_stride != 0;
+  const Axes k_axes = is_b ? kBKMajor : kAKMajor, mn_axes = is_b ? kBNMajor : kAMMajor;
+  const TmaFit k = tma_fit(m, k_axes, L, batched), mn = tma_fit(m, mn_axes, L, batched);
+  std::string cause;
+  if (!k.contiguous && !mn.contiguous) {
+    cause = "it has no unit stride";
+  } else if (!k.contiguous && operands != Sm90OperandClass::bits16) {
+    cause = "the tensor cores read " + class_dtypes(operands) + " operands only K-major";
+  } else {
+    cause = k.contiguous ? unfit_cause(k_axes, k, L, batched) : unfit_cause(mn_axes, mn, L, batched);
+  }
+  const Axes copy = k_major ? k_axes : mn_axes;
+  return std::string(name) + " is copied before the GEMM into " + (copy.inner_is_cols ? "row" : "column") +
+         "-major " + lines_of(copy) + " " + std::to_string(r.pitch * r.element_bytes) + " bytes apart (" +
+         (k_major ? "K" : is_b ? "N" : "M") + "-major), because " + cause + "; " + byte_size(r.bytes()) +
+         " of workspace on the launch's stream";
+}
+
+}  // namespace
+
+std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan, Sm90OperandClass operands) {
+  std::vector<std::string> notes;
+  if (plan.repack_a.active) notes.push_back(repack_note("A", p.A, false, plan.a_k_major, plan.repack_a, operands, p.L));
+  if (plan.repack_b.active) notes.push_back(repack_note("B", p.B, true, plan.b_k_major, plan.repack_b, operands, p.L));
+  if (plan.d_by_threads) {
+    notes.push_back("D is stored by the kernel's threads instead of TMA, because " +
+                    unfit_cause(kRowMajor, tma_fit(p.D, kRowMajor, p.L, true), p.L, true));
+  }
+  return notes;
+}
 
 bool sm90_repacks(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L) {
   const Axes k_major = is_b ? kBKMajor : kAKMajor, mn_major = is_b ? kBNMajor : kAMMajor;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "api/problem.hpp"
 #include "epigemm/error.hpp"
@@ -111,6 +113,10 @@ inline std::uint64_t sm90_repack_bytes(const Sm90Plan& plan) noexcept {
 /// not at the device (see Sm90Operator::supports). A and B fit in any
 /// layout: those TMA cannot read as they lie are repacked.
 Status make_sm90_plan(const Problem& problem, const Sm90TileConfig& config, Sm90Plan& plan);
+
+/// Operator::plan_notes for a plan: A and B repacked (why, and the
+/// workspace), D stored by the threads.
+std::vector<std::string> sm90_plan_notes(const Problem& problem, const Sm90Plan& plan, Sm90OperandClass operands);
 
 /// Whether the plan repacks A (`is_b` false) or B: TMA cannot read it as it lies.
 bool sm90_repacks(const MatrixOperand& operand, bool is_b, Sm90OperandClass operands, std::int64_t L);

@@ -187,6 +187,36 @@ TEST(Sm90Plan, RepacksOperandsTmaCannotReadAsTheyLie) {
   EXPECT_EQ(detail::sm90_repack_bytes(plan), 0u);
 }
 
+TEST(Sm90Plan, NotesSayWhatIsRepackedAndWhy) {
+  const auto notes_of = [](const HostProblem& hp, const Sm90TileConfig& config) {
+    Sm90Plan plan;
+    EXPECT_TRUE(hp.plan(config, plan));
+    return detail::sm90_plan_notes(hp.problem, plan, config.operands);
+  };
+  // K = 77: A's rows 154 bytes apart; B (77, 48) and D read and written as they lie.
+  std::vector<std::string> notes = notes_of(HostProblem(DType::f16, {40, 77}, {}, {77, 48}, {}, DType::f16), kBig16);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "A is copied before the GEMM into row-major rows 256 bytes apart (K-major), because its rows are 154 "
+            "bytes apart (TMA needs a multiple of 16); 10.2 KB of workspace on the launch's stream");
+  // fp8 B row-major; D's rows 198 bytes apart.
+  notes = notes_of(HostProblem(DType::e4m3, {40, 64}, {}, {64, 99}, {}, DType::f16), kBigFp8);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_TRUE(contains(notes[0], "B is copied before the GEMM into column-major columns 128 bytes apart (K-major), "
+                                 "because the tensor cores read fp8 (e4m3/e5m2) operands only K-major"))
+      << notes[0];
+  EXPECT_EQ(notes[1],
+            "D is stored by the kernel's threads instead of TMA, because its rows are 198 bytes apart (TMA needs a "
+            "multiple of 16)");
+  // A batch stride of 8 bytes; a column-major B with no unit stride at all.
+  notes = notes_of(HostProblem(DType::f16, {2, 40, 8}, {4, 8, 1}, {2, 8, 32}, {256, 2, 16}, DType::f16), kBig16);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_TRUE(contains(notes[0], "because its batches are 8 bytes apart")) << notes[0];
+  EXPECT_TRUE(contains(notes[1], "because it has no unit stride")) << notes[1];
+  // Nothing to say about operands TMA reads and writes as they lie.
+  EXPECT_TRUE(notes_of(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16), kBig16).empty());
+}
+
 TEST(Sm90Plan, RefusesWhatTmaCannotWrite) {
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16, {1, 40}).reason(kBig16),
                        "writes D row-major"));
