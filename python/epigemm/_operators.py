@@ -44,6 +44,12 @@ class Operator:
         """Whether this operator can run `args`; a falsy Status says why not."""
         return self._op.supports(_cpp_args(args))
 
+    def plan_notes(self, args: GemmArguments) -> List[str]:
+        """What a run of `args` does besides the kernel, one sentence each
+        (e.g. sm90 copying an A or B that TMA cannot read as it lies);
+        empty when nothing. Needs no GPU."""
+        return list(self._op.plan_notes(_cpp_args(args)))
+
     def compile(self, args: GemmArguments) -> None:
         """Builds the kernel for `args`' class of problem ahead of the first run."""
         self._op.compile(_cpp_args(args))

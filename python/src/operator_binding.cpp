@@ -108,6 +108,9 @@ void bind_operators(nb::module_& m) {
             op.run(args.args, reinterpret_cast<void*>(stream));
           },
           nb::arg("args"), nb::arg("stream") = 0, nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "plan_notes", [](const Operator& op, const PyGemmArguments& args) { return op.plan_notes(args.args); },
+          nb::arg("args"))
       .def("__repr__", [](const Operator& op) { return "<epigemm Operator " + op.name() + ">"; });
 
   m.def(

@@ -107,3 +107,18 @@ def test_host_arrays_are_not_claimed_by_gpu_operators(args):
     for target in (None, 80, "90a"):
         for op in eg.get_operators(args, target_sm=target):
             assert op.metadata.min_sm == 0, op.name
+
+
+def test_plan_notes_name_the_operands_sm90_copies(rng):
+    # K = 77: A's rows are 154 bytes apart, which TMA cannot read; B's 96
+    # are fine. The sm90 plan needs no GPU (the device check is separate).
+    A, B = randn(rng, (40, 77)).astype(np.float16), randn(rng, (77, 48)).astype(np.float16)
+    D = np.empty((40, 48), np.float16)
+    args = eg.GemmArguments(A=A, B=B, out=D)
+    name = "sm90_wgmma_64x64x64_c1x1_16bit"
+    pinned = eg.explain_operators(args, target_sm=90, metadata_filter=lambda md: md.name == name)
+    assert [c.operator.name for c in pinned] == [name]
+    notes = pinned[0].operator.plan_notes(args)
+    assert len(notes) == 1
+    assert notes[0].startswith("A is copied before the GEMM into row-major rows 256 bytes apart (K-major)")
+    assert eg.get_operators(args, providers="cpu_reference")[0].plan_notes(args) == []
