@@ -104,28 +104,49 @@ std::string class_dtypes(Sm90OperandClass c) {
   return "f16/bf16";
 }
 
-/// K-major first; MN-major when allowed (16-bit operands: wgmma transposes
-/// only those) and K-major does not fit. When TMA can read neither, the
-/// operand is repacked (`repack`): along its unit-stride axis where the
-/// tensor cores can take that major, else K-major.
-void choose_major(const MatrixOperand& m, Axes k_major, Axes mn_major, Sm90OperandClass operands, std::int64_t L,
-                  bool batched, Sm90TmaView& view, bool& is_k_major, Sm90Repack& repack) {
-  repack = Sm90Repack{};
-  const TmaFit k = tma_fit(m, k_major, L, batched);
-  if (k.aligned) {
-    is_k_major = true;
-    view = tma_view(m, k_major, L, batched, k);
-    return;
-  }
+/// How the kernel reads A (`is_b` false) or B: how the operand lies
+/// K-major and MN-major, the major taken and whether it is repacked. K-major
+/// first; MN-major when allowed (16-bit operands: wgmma transposes only
+/// those) and K-major does not fit. When TMA can read neither, the operand
+/// is repacked: along its unit-stride axis where the tensor cores can take
+/// that major, else K-major.
+struct OperandReading {
+  Axes k_axes, mn_axes;
+  TmaFit k, mn;
+  bool k_major = true;
+  bool repack = false;
+  Axes axes() const noexcept { return k_major ? k_axes : mn_axes; }
+};
+
+OperandReading reading_of(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L) {
+  OperandReading r{is_b ? kBKMajor : kAKMajor, is_b ? kBNMajor : kAMMajor, {}, {}};
+  const bool batched = m.batch_stride != 0;
+  r.k = tma_fit(m, r.k_axes, L, batched);
+  r.mn = tma_fit(m, r.mn_axes, L, batched);
   const bool transposes = operands == Sm90OperandClass::bits16;
-  const TmaFit mn = tma_fit(m, mn_major, L, batched);
-  if (transposes && mn.aligned) {
-    is_k_major = false;
-    view = tma_view(m, mn_major, L, batched, mn);
-    return;
+  if (r.k.aligned) {
+    r.k_major = true;
+  } else if (transposes && r.mn.aligned) {
+    r.k_major = false;
+  } else {
+    r.repack = true;
+    r.k_major = !transposes || r.k.contiguous || !r.mn.contiguous;
   }
-  is_k_major = !transposes || k.contiguous || !mn.contiguous;
-  repacked_view(m, is_k_major ? k_major : mn_major, L, batched, view, repack);
+  return r;
+}
+
+/// The plan's view, major and copy (if any) of A (`is_b` false) or B.
+void choose_major(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L, Sm90TmaView& view,
+                  bool& is_k_major, Sm90Repack& repack) {
+  const OperandReading r = reading_of(m, is_b, operands, L);
+  const bool batched = m.batch_stride != 0;
+  is_k_major = r.k_major;
+  repack = Sm90Repack{};
+  if (r.repack) {
+    repacked_view(m, r.axes(), L, batched, view, repack);
+  } else {
+    view = tma_view(m, r.axes(), L, batched, r.k_major ? r.k : r.mn);
+  }
 }
 
 Status check_dtypes(const Problem& p, const Sm90TileConfig& config) {
@@ -370,23 +391,21 @@ std::string byte_size(std::uint64_t bytes) {
   return text;
 }
 
-std::string repack_note(const char* name, const MatrixOperand& m, bool is_b, bool k_major, const Sm90Repack& r,
+std::string repack_note(const char* name, const MatrixOperand& m, bool is_b, const Sm90Repack& copy,
                         Sm90OperandClass operands, std::int64_t L) {
+  const OperandReading r = reading_of(m, is_b, operands, L);
   const bool batched = m.batch_stride != 0;
-  const Axes k_axes = is_b ? kBKMajor : kAKMajor, mn_axes = is_b ? kBNMajor : kAMMajor;
-  const TmaFit k = tma_fit(m, k_axes, L, batched), mn = tma_fit(m, mn_axes, L, batched);
   std::string cause;
-  if (!k.contiguous && !mn.contiguous) {
+  if (!r.k.contiguous && !r.mn.contiguous) {
     cause = "it has no unit stride";
-  } else if (!k.contiguous && operands != Sm90OperandClass::bits16) {
+  } else if (!r.k.contiguous && operands != Sm90OperandClass::bits16) {
     cause = "the tensor cores read " + class_dtypes(operands) + " operands only K-major";
   } else {
-    cause = k.contiguous ? unfit_cause(k_axes, k, L, batched) : unfit_cause(mn_axes, mn, L, batched);
+    cause = r.k.contiguous ? unfit_cause(r.k_axes, r.k, L, batched) : unfit_cause(r.mn_axes, r.mn, L, batched);
   }
-  const Axes copy = k_major ? k_axes : mn_axes;
-  return std::string(name) + " is copied before the GEMM into " + (copy.inner_is_cols ? "row" : "column") +
-         "-major " + lines_of(copy) + " " + std::to_string(r.pitch * r.element_bytes) + " bytes apart (" +
-         (k_major ? "K" : is_b ? "N" : "M") + "-major), because " + cause + "; " + byte_size(r.bytes()) +
+  return std::string(name) + " is copied before the GEMM into " + (r.axes().inner_is_cols ? "row" : "column") +
+         "-major " + lines_of(r.axes()) + " " + std::to_string(copy.pitch * copy.element_bytes) + " bytes apart (" +
+         (r.k_major ? "K" : is_b ? "N" : "M") + "-major), because " + cause + "; " + byte_size(copy.bytes()) +
          " of workspace on the launch's stream";
 }
 
@@ -394,8 +413,8 @@ std::string repack_note(const char* name, const MatrixOperand& m, bool is_b, boo
 
 std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan, Sm90OperandClass operands) {
   std::vector<std::string> notes;
-  if (plan.repack_a.active) notes.push_back(repack_note("A", p.A, false, plan.a_k_major, plan.repack_a, operands, p.L));
-  if (plan.repack_b.active) notes.push_back(repack_note("B", p.B, true, plan.b_k_major, plan.repack_b, operands, p.L));
+  if (plan.repack_a.active) notes.push_back(repack_note("A", p.A, false, plan.repack_a, operands, p.L));
+  if (plan.repack_b.active) notes.push_back(repack_note("B", p.B, true, plan.repack_b, operands, p.L));
   if (plan.d_by_threads) {
     notes.push_back("D is stored by the kernel's threads instead of TMA, because " +
                     unfit_cause(kRowMajor, tma_fit(p.D, kRowMajor, p.L, true), p.L, true));
@@ -404,10 +423,7 @@ std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan,
 }
 
 bool sm90_repacks(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L) {
-  const Axes k_major = is_b ? kBKMajor : kAKMajor, mn_major = is_b ? kBNMajor : kAMMajor;
-  const bool batched = m.batch_stride != 0;
-  return !tma_fit(m, k_major, L, batched).aligned &&
-         !(operands == Sm90OperandClass::bits16 && tma_fit(m, mn_major, L, batched).aligned);
+  return reading_of(m, is_b, operands, L).repack;
 }
 
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
@@ -438,10 +454,8 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   if (Status s = check_extents(p); !s) return s;
   plan.a_batched = p.A.batch_stride != 0;
   plan.b_batched = p.B.batch_stride != 0;
-  choose_major(p.A, kAKMajor, kAMMajor, config.operands, p.L, plan.a_batched, plan.a, plan.a_k_major,
-               plan.repack_a);
-  choose_major(p.B, kBKMajor, kBNMajor, config.operands, p.L, plan.b_batched, plan.b, plan.b_k_major,
-               plan.repack_b);
+  choose_major(p.A, false, config.operands, p.L, plan.a, plan.a_k_major, plan.repack_a);
+  choose_major(p.B, true, config.operands, p.L, plan.b, plan.b_k_major, plan.repack_b);
   plan.repack_b.offset = plan.repack_a.active ? sm90_repack_offset(plan.repack_a.bytes()) : 0;
   // D's rows, batches or pointer not as TMA needs them: its chunks leave
   // through the threads instead (d_by_threads).

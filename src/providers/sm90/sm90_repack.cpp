@@ -30,8 +30,10 @@ Sm90RepackOperandArgs operand_args(const Sm90Repack& r, void* workspace) {
   a.dst_pitch = r.pitch;
   a.dst_batch = r.pitch * r.outer;
   a.through_tiles = r.src_inner != 1 && r.inner > 1 ? 1 : 0;
-  long long work = r.batches * ceil_div(r.outer, kTile) * ceil_div(r.inner, kTile);  // tiles
-  if (a.through_tiles == 0) {
+  long long work = 0;  // blocks' worth
+  if (a.through_tiles != 0) {
+    work = r.batches * ceil_div(r.outer, kTile) * ceil_div(r.inner, kTile);
+  } else {
     // Rows: enough threads per row for its 16-byte pieces, the rest of the
     // block on further rows.
     const long long pieces = ceil_div(r.inner * r.element_bytes, 16);
