@@ -187,6 +187,10 @@ class GpuProblem {
   }
 
   Operand& operand(const std::string& name) { return operands_.at(name); }
+  /// Where the operand's tensor starts in its device buffer (bytes).
+  static std::size_t device_offset(const Operand& op) {
+    return static_cast<std::size_t>(static_cast<char*>(op.device_ref.data) - static_cast<char*>(op.device.data()));
+  }
   /// The names of the outputs, in name order.
   std::vector<std::string> output_names() const {
     std::vector<std::string> names;
@@ -259,10 +263,6 @@ class GpuProblem {
   static const TensorRef& ref(const Operand& op, bool on_device) {
     return on_device ? op.device_ref : op.host->ref();
   }
-  static std::size_t device_offset(const Operand& op) {
-    return static_cast<std::size_t>(static_cast<char*>(op.device_ref.data) - static_cast<char*>(op.device.data()));
-  }
-
   const runtime::Driver& driver_;
   std::mt19937& rng_;
   std::string source_;

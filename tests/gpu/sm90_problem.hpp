@@ -159,8 +159,7 @@ inline void expect_row_padding_untouched(GpuProblem& p, const std::string& name,
   const std::int64_t batches = r == 3 ? t.shape[0] : 1, batch_stride = r == 3 ? s[0] : 0;
   if (s[r - 1] != 1 || pitch <= cols) return;  // no padding to look at
   std::vector<unsigned char> bytes(op.bytes);
-  const std::size_t offset = static_cast<std::size_t>(static_cast<char*>(t.data) - static_cast<char*>(op.device.data()));
-  op.device.download(bytes.data(), op.bytes, offset);
+  op.device.download(bytes.data(), op.bytes, GpuProblem::device_offset(op));
   const std::int64_t element = size_bytes(t.dtype);
   int bad = 0;
   for (std::int64_t l = 0; l < batches; ++l) {

@@ -29,9 +29,7 @@ class Sm90Repack : public ::testing::Test {
   static void expect_unchanged(GpuProblem& p, const std::string& name) {
     GpuProblem::Operand& op = p.operand(name);
     std::vector<unsigned char> bytes(op.bytes);
-    const auto offset = static_cast<std::size_t>(static_cast<char*>(op.device_ref.data) -
-                                                 static_cast<char*>(op.device.data()));
-    op.device.download(bytes.data(), op.bytes, offset);
+    op.device.download(bytes.data(), op.bytes, GpuProblem::device_offset(op));
     EXPECT_EQ(std::memcmp(bytes.data(), op.host->ref().data, op.bytes), 0) << name << " was written";
   }
 
