@@ -1,9 +1,8 @@
 // The sm90 (Hopper, sm_90a) GEMM kernel: D[l] = epi(A[l] x B[l]). TMA loads A
 // and B into 128-byte-swizzled shared memory, one producer warpgroup feeds two
 // consumer warpgroups (wgmma; cooperative or pingpong) through an mbarrier
-// ring (or, on thread-loading tiles, its 128 threads' cp.async pieces), a
-// persistent grid walks the tiles (the last waves' cut along K by stream-K),
-// 2x1 clusters share B by TMA multicast, and D leaves by TMA store.
+// ring, a persistent grid walks the tiles (the last waves' cut along K by
+// stream-K), 2x1 clusters share B by TMA multicast, and D leaves by TMA store.
 #pragma once
 
 #include "sm90_epilogue.cuh"
@@ -148,80 +147,6 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       }
     }
   }
-}
-
-/// One operand's k-block on a thread-loading tile (Cfg::kThreadLoads): the
-/// kRows rows (A) or columns (B) from `row0` and the kBK elements of K from
-/// `k0` of batch `l`, as 128-byte lines at `tile`, each 16-byte piece where
-/// TMA's 128-byte swizzle puts it (piece c of line i at i * 128 + ((c ^ (i %
-/// 8)) * 16)). K-major: line i is row row0 + i from k0; MN-major: line i is
-/// row k0 + i % kBK of K, from element row0 + 64 * (i / kBK) (the
-/// 64-element chunks lie kBK lines apart, as the wgmma descriptors expect).
-/// Pieces past the operand's lines or line ends are zero-filled; nothing
-/// outside the operand is read. Thread `ptid` of the producer warpgroup
-/// copies piece ptid % 8 of lines ptid / 8, ptid / 8 + 16, ...
-template <class Cfg, Major kMajor, int kRows>
-__device__ __forceinline__ void load_lines(u32 tile, const ThreadLoadView& v, int row0, int k0, int l, int ptid) {
-  constexpr int kPieceElements = 16 / Cfg::kInBytes;
-  constexpr int kLines = kMajor == Major::K ? kRows : kRows / 64 * Cfg::kBK;
-  static_assert(kLines % 16 == 0 && Cfg::kBK % 16 == 0, "lines go to the producer's threads 16 at a time");
-  const int piece = ptid % 8, first = ptid / 8;
-  const unsigned char* batch = v.data + l * v.batch;
-  const u32 dst = tile + first * 128 + ((piece ^ (first % 8)) << 4);
-  // Bytes of a piece that starts at element `col` of a line.
-  const auto piece_bytes = [&](int col) -> u32 {
-    const int left = (v.line_elements - col) * Cfg::kInBytes;
-    return left <= 0 ? 0u : left < 16 ? static_cast<u32>(left) : 16u;
-  };
-  if constexpr (kMajor == Major::K) {
-    const int col = k0 + piece * kPieceElements;
-    const u32 bytes = piece_bytes(col);
-    const unsigned char* src = batch + static_cast<long long>(row0 + first) * v.pitch + col * Cfg::kInBytes;
-#pragma unroll
-    for (int j = 0; j < kLines / 16; ++j) {
-      const u32 n = row0 + first + 16 * j < v.lines ? bytes : 0u;
-      cp_async_16(dst + j * 2048, n > 0 ? src : v.data, n);
-      src += 16 * v.pitch;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < kLines / 16; ++j) {
-      const int line = k0 + first + (16 * j) % Cfg::kBK;
-      const int col = row0 + (16 * j) / Cfg::kBK * 64 + piece * kPieceElements;
-      const u32 n = line < v.lines ? piece_bytes(col) : 0u;
-      const unsigned char* src = batch + static_cast<long long>(line) * v.pitch + col * Cfg::kInBytes;
-      cp_async_16(dst + j * 2048, n > 0 ? src : v.data, n);
-    }
-  }
-}
-
-/// Producer of a thread-loading tile (Cfg::kThreadLoads): the warpgroup's
-/// 128 threads copy every k-block of every tile the CTA owns, kStages ahead
-/// of the consumers, each arriving on the stage's full barrier (128
-/// arrivals) once its own pieces have landed.
-template <class Cfg>
-__device__ __forceinline__ void produce_by_threads(const SmemLayout<Cfg>& smem, const ThreadLoadView& a,
-                                                   const ThreadLoadView& b, const GemmParams& p, int ptid) {
-  const TileScheduler<Cfg::kBM, Cfg::kBN, 1> sched(p);
-  const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
-  const WorkList work(sched.total, k_blocks, gridDim.x, blockIdx.x, Cfg::kStreamK ? p.sk_tiles : 0);
-  RingPosition<Cfg::kStages> ring;
-  for (int i = 0;; ++i) {
-    const WorkItem item = work.item(i);
-    if (item.tile < 0) break;
-    const TileCoord tile = sched.tile(item.tile, 0);
-    const int la = p.a_batched ? tile.l : 0;
-    const int lb = p.b_batched ? tile.l : 0;
-    for (int kb = item.k_begin; kb < item.k_end; ++kb) {
-      mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
-      const int k0 = kb * Cfg::kBK;
-      load_lines<Cfg, Cfg::kMajorA, Cfg::kBM>(smem.tile_a(ring.stage), a, tile.m0, k0, la, ptid);
-      load_lines<Cfg, Cfg::kMajorB, Cfg::kBN>(smem.tile_b(ring.stage), b, tile.n0, k0, lb, ptid);
-      cp_async_mbar_arrive_noinc(smem.full_bar(ring.stage));
-      ring.next();
-    }
-  }
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
 /// The reduce outputs' identity written by the GEMM itself (the host set
@@ -502,8 +427,6 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       for (int kb = 0; kb < plain_stages; ++kb) {
         if (kb + 1 == plain_stages) before_last_stage();
         mbar_wait(smem.full_bar(ring.stage), ring.phase);
-        // Pieces the producer's threads copied (generic proxy) before wgmma reads them (async proxy).
-        if constexpr (Cfg::kThreadLoads) fence_proxy_async_smem();
         const u32 stage_off = static_cast<u32>(ring.stage * Cfg::kStageBytes);
         wgmma_fence();
 #pragma unroll
@@ -608,8 +531,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
 /// GemmConfig): A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L};
 /// C, the hook's staged input if it has one (StagesInput), and F, its staged
 /// output (StagesOutput), laid out as D (any valid map otherwise: unused).
-/// Thread-loading tiles (kThreadLoads) take A's and B's ThreadLoadView in
-/// place of their maps. `params` also carries D's pointer and strides (edge chunks, see GemmParams);
+/// `params` also carries D's pointer and strides (edge chunks, see GemmParams);
 /// `epi` is the per-element hook (see IdentityEpilogue for the contract); it is
 /// a __grid_constant__ parameter, so hooks read their fields in place.
 template <class Cfg, class Epi>
@@ -630,7 +552,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < Cfg::kStages; ++s) {
-      mbar_init(smem.full_bar(s), Cfg::kThreadLoads ? 128 : 1);
+      mbar_init(smem.full_bar(s), 1);
       mbar_init(smem.empty_bar(s), Cfg::kStageReaders * Cfg::kClusterM);
     }
 #pragma unroll
@@ -655,14 +577,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   if (warpgroup == 0) {
     setmaxnreg_dec<Cfg::kProducerRegs>();
-    if constexpr (Cfg::kThreadLoads) {
-      // Every producer thread copies; the second warp first writes the reduce outputs' identity when due.
-      if constexpr (FillsIdentity<Epi>::value)
-        if (threadIdx.x / 32 == 1 && params.identity_flag != nullptr)
-          provide_identity(epi, params, smem.identity_bar(), threadIdx.x % 32);
-      produce_by_threads<Cfg>(smem, *reinterpret_cast<const ThreadLoadView*>(&tma_a),
-                              *reinterpret_cast<const ThreadLoadView*>(&tma_b), params, threadIdx.x);
-    } else if (threadIdx.x < 32) {
+    if (threadIdx.x < 32) {
       if (elect_one()) {
         prefetch_tensormap(&tma_a);
         prefetch_tensormap(&tma_b);

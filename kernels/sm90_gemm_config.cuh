@@ -68,21 +68,6 @@ struct GemmParams {
 // same whatever the fields.
 static_assert(sizeof(GemmParams) <= 128, "GemmParams must stay within 128 bytes");
 
-/// How the producer's threads read A or B on thread-loading tiles
-/// (GemmConfig::kThreadLoads), passed in place of the operand's tensor map:
-/// `lines` lines of `line_elements` contiguous elements, `pitch` bytes
-/// apart, batches `batch` bytes apart (0: one matrix serves every batch).
-/// A K-major operand's lines are its rows of K (M or N of them), an
-/// MN-major one's its rows of M or N (K of them). Pointer, pitch and batch
-/// are multiples of 16 bytes.
-struct ThreadLoadView {
-  const unsigned char* data;
-  long long pitch;
-  long long batch;
-  int lines;
-  int line_elements;
-};
-
 /// Largest dynamic shared memory one block may use on sm_90 (227 KB).
 inline constexpr int kMaxSmemBytes = 232448;
 
@@ -129,16 +114,10 @@ __host__ __device__ constexpr int chunk_cols(int cols, int width) { return width
 /// A, K a multiple of kBK), B's by one such box when K-major (its rows cut
 /// to N's like A's to M's), else by one box of kKGroup * kBK rows per
 /// 64-column chunk; 1x1 clusters: fewer and larger loads, which streams a
-/// skinny problem's weights faster;
-/// kThreadLoads: the producer warpgroup's 128 threads copy A and B into the
-/// ring with 16-byte cp.async pieces (zero-filled past the operands' ends),
-/// written where TMA's 128-byte swizzle would put them, instead of one
-/// thread's TMA loads. Operand rows need only be 16-byte aligned: TMA reads
-/// a box row that is not 128-byte aligned at the cost of two (1x1 clusters,
-/// one k-block per stage, no promotion).
+/// skinny problem's weights faster.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
-          int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kThreadLoads_ = false>
+          int kPromoteKBlocks_ = 0, int kKGroup_ = 1>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -153,7 +132,6 @@ struct GemmConfig {
   static constexpr bool kPingpong = kPingpong_;
   static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
   static constexpr int kKGroup = kKGroup_;
-  static constexpr bool kThreadLoads = kThreadLoads_;
   /// Whether tiles may be cut along K (stream-K, GemmParams::sk_tiles): the
   /// pingpong tiles with one k-block per stage; the others ignore sk_tiles,
   /// so their code stays that of whole tiles.
@@ -170,8 +148,8 @@ struct GemmConfig {
   // ---- threads: one producer warpgroup, two consumer warpgroups
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  static constexpr int kProducerRegs = kThreadLoads ? 56 : 40;
-  static constexpr int kConsumerRegs = kThreadLoads ? 224 : 232;  // 128 x (producer + 2 x consumer) <= 64K
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;
   static constexpr int kWgRows = kPingpong ? kBM / 64 : 1;    ///< 64-row blocks per consumer tile
   static constexpr int kWgAlongM = kPingpong ? 1 : kBM / 64;  ///< consumers stacked along M
   static constexpr int kWgAlongN = kPingpong ? 1 : kConsumers / kWgAlongM;
@@ -273,8 +251,6 @@ struct GemmConfig {
   static_assert(kKGroup == 1 || (kMajorA == Major::K && kClusterM == 1 && kPromoteKBlocks == 0 && !kPingpong),
                 "grouped-k stages need a K-major A, a 1x1 cluster and the plain cooperative loop");
   static_assert(kKGroup * kBK <= 256, "a grouped N-major B box is at most 256 rows of K");
-  static_assert(!kThreadLoads || (kClusterM == 1 && kKGroup == 1 && kPromoteKBlocks == 0),
-                "thread-loading tiles need a 1x1 cluster, one k-block per stage and no promotion");
 };
 
 }  // namespace epigemm::sm90

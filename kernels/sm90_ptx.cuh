@@ -196,21 +196,6 @@ __device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
   }
 }
 
-// ---------------------------------------------------------------- cp.async
-
-/// Copies `src_bytes` (0 to 16) bytes from global `src` to the 16 bytes of
-/// shared memory at `dst`, zero-filling the rest; nothing is read when
-/// `src_bytes` is 0. Both addresses 16-byte aligned; L1 is bypassed.
-__device__ __forceinline__ void cp_async_16(u32 dst, const void* src, u32 src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-
-/// Arrives once on `bar` when every cp.async this thread issued so far has
-/// landed (.noinc: the arrival counts towards the barrier's expected count).
-__device__ __forceinline__ void cp_async_mbar_arrive_noinc(u32 bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
-}
-
 // ---------------------------------------------------------------- TMA
 
 /// Prefetches a tensor map (kernel parameter) into the descriptor cache.

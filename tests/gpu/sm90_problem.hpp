@@ -28,8 +28,8 @@ inline OperatorQuery sm90_query(std::function<bool(const OperatorMetadata&)> fil
   return query;
 }
 
-/// A filter keeping the configurations of `c`'s shape, schedule, k-blocks
-/// per stage and loads, for either operand class (the problem's dtypes pick the one
+/// A filter keeping the configurations of `c`'s shape, schedule and k-blocks
+/// per stage, for either operand class (the problem's dtypes pick the one
 /// that supports it).
 inline std::function<bool(const OperatorMetadata&)> pin_shape(const detail::Sm90TileConfig& c) {
   const std::string schedule = c.pingpong ? "pingpong" : "cooperative";
@@ -37,8 +37,7 @@ inline std::function<bool(const OperatorMetadata&)> pin_shape(const detail::Sm90
     const auto group = md.extra.find("k_blocks_per_stage");
     const int k_group = group == md.extra.end() ? 1 : std::stoi(group->second);
     return md.tile.m == c.bm && md.tile.n == c.bn && md.cluster.m == c.cluster_m &&
-           md.extra.at("schedule") == schedule && k_group == c.k_group &&
-           (md.extra.at("loads") == "cp.async") == c.thread_loads;
+           md.extra.at("schedule") == schedule && k_group == c.k_group;
   };
 }
 
@@ -63,13 +62,12 @@ inline std::vector<detail::Sm90TileConfig> bits16_tile_configs() {
   return out;
 }
 
-/// Whether fp8 A/B have a configuration of `c`'s shape, schedule, k-blocks
-/// per stage and loads (what pin_shape keeps); some 16-bit shapes have none.
+/// Whether fp8 A/B have a configuration of `c`'s shape, schedule and k-blocks
+/// per stage (what pin_shape keeps); some 16-bit shapes have none.
 inline bool fp8_has_shape_of(const detail::Sm90TileConfig& c) {
   for (const detail::Sm90TileConfig& f : detail::sm90_tile_configs()) {
     if (f.operands == detail::Sm90OperandClass::fp8 && f.bm == c.bm && f.bn == c.bn &&
-        f.cluster_m == c.cluster_m && f.pingpong == c.pingpong && f.k_group == c.k_group &&
-        f.thread_loads == c.thread_loads) {
+        f.cluster_m == c.cluster_m && f.pingpong == c.pingpong && f.k_group == c.k_group) {
       return true;
     }
   }

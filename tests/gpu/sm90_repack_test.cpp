@@ -82,7 +82,6 @@ TEST_F(Sm90Repack, EveryTileConfigurationTakesRepackedOperands) {
   // 2 bytes past alignment.
   EPIGEMM_REQUIRE_SM90(driver);
   for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
-    if (config.thread_loads) continue;  // they read A and B as they lie (sm90_thread_loads_test.cpp)
     SCOPED_TRACE(config.shape_name());
     GpuProblem p(*driver, rng);
     p.add("A", DType::bf16, {2, 200, 99});

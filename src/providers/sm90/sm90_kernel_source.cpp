@@ -64,8 +64,7 @@ std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90T
       << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", " << major(plan.b_k_major) << ", " << c.bm
       << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", " << c.epilogue_slots(d_bytes(plan)) << ", "
       << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
-  if (c.k_group > 1 || c.thread_loads) out << ", " << c.k_group;
-  if (c.thread_loads) out << ", true";
+  if (c.k_group > 1) out << ", " << c.k_group;
   out << ">";
   return out.str();
 }
@@ -92,7 +91,6 @@ std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90
   key = hash_combine(key, config.pingpong ? 1 : 0);
   key = hash_combine(key, static_cast<std::uint64_t>(config.promote_k_blocks));
   key = hash_combine(key, static_cast<std::uint64_t>(config.k_group));
-  key = hash_combine(key, config.thread_loads ? 1 : 0);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.a_k_major) * 2 + static_cast<std::uint64_t>(plan.b_k_major));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.d_slot));
   key = hash_combine(key, plan.unit_inputs);

@@ -391,20 +391,18 @@ std::string byte_size(std::uint64_t bytes) {
   return text;
 }
 
-/// Why an operand read as `r` says is repacked.
-std::string repack_cause(const OperandReading& r, const MatrixOperand& m, Sm90OperandClass operands, std::int64_t L) {
-  const bool batched = m.batch_stride != 0;
-  if (!r.k.contiguous && !r.mn.contiguous) return "it has no unit stride";
-  if (!r.k.contiguous && operands != Sm90OperandClass::bits16) {
-    return "the tensor cores read " + class_dtypes(operands) + " operands only K-major";
-  }
-  return r.k.contiguous ? unfit_cause(r.k_axes, r.k, L, batched) : unfit_cause(r.mn_axes, r.mn, L, batched);
-}
-
 std::string repack_note(const char* name, const MatrixOperand& m, bool is_b, const Sm90Repack& copy,
                         Sm90OperandClass operands, std::int64_t L) {
   const OperandReading r = reading_of(m, is_b, operands, L);
-  const std::string cause = repack_cause(r, m, operands, L);
+  const bool batched = m.batch_stride != 0;
+  std::string cause;
+  if (!r.k.contiguous && !r.mn.contiguous) {
+    cause = "it has no unit stride";
+  } else if (!r.k.contiguous && operands != Sm90OperandClass::bits16) {
+    cause = "the tensor cores read " + class_dtypes(operands) + " operands only K-major";
+  } else {
+    cause = r.k.contiguous ? unfit_cause(r.k_axes, r.k, L, batched) : unfit_cause(r.mn_axes, r.mn, L, batched);
+  }
   return std::string(name) + " is copied before the GEMM into " + (r.axes().inner_is_cols ? "row" : "column") +
          "-major " + lines_of(r.axes()) + " " + std::to_string(copy.pitch * copy.element_bytes) + " bytes apart (" +
          (r.k_major ? "K" : is_b ? "N" : "M") + "-major), because " + cause + "; " + byte_size(copy.bytes()) +
@@ -459,14 +457,6 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   choose_major(p.A, false, config.operands, p.L, plan.a, plan.a_k_major, plan.repack_a);
   choose_major(p.B, true, config.operands, p.L, plan.b, plan.b_k_major, plan.repack_b);
   plan.repack_b.offset = plan.repack_a.active ? sm90_repack_offset(plan.repack_a.bytes()) : 0;
-  if (config.thread_loads && (plan.repack_a.active || plan.repack_b.active)) {
-    const bool a = plan.repack_a.active;
-    const MatrixOperand& m = a ? p.A : p.B;
-    const std::string cause = repack_cause(reading_of(m, !a, config.operands, p.L), m, config.operands, p.L);
-    return Status::unsupported("the " + config.shape_name() + " tile's threads read " + (a ? "A" : "B") +
-                               " in 16-byte pieces as it lies, and cannot: " + cause +
-                               "; the other tiles copy it first");
-  }
   // D's rows, batches or pointer not as TMA needs them: its chunks leave
   // through the threads instead (d_by_threads).
   const TmaFit d = tma_fit(p.D, kRowMajor, p.L, true);

@@ -1,9 +1,8 @@
 // Encodes the sm90 kernel's tensor maps (3-D, 128-byte swizzle, or 64- or
 // 32-byte for the narrow chunks of D and the staged input; 4-D A and B for
 // grouped-k tiles; boxes as kernels/sm90_gemm_config.cuh expects; A's and
-// B's L2 promotion by sm90_operand_promotion; for thread-loading tiles
-// A's and B's pointer, strides and extents in their place) and keeps the
-// last set per operator.
+// B's L2 promotion by sm90_operand_promotion) and keeps the last set per
+// operator.
 #include "providers/sm90/sm90_tensor_maps.hpp"
 
 #include <cstring>
@@ -71,25 +70,6 @@ void encode_grouped(const runtime::Driver& driver, const Sm90TmaView& v, unsigne
                what);
 }
 
-/// A thread-loading tile's record of an operand (kernels/sm90_gemm_config.cuh's
-/// ThreadLoadView), in the place of its tensor map.
-struct ThreadLoadView {
-  const void* data;
-  long long pitch;
-  long long batch;
-  int lines;
-  int line_elements;
-};
-static_assert(sizeof(ThreadLoadView) <= sizeof(CUtensorMap));
-
-void thread_load_view(const Sm90TmaView& v, bool batched, CUtensorMap& map) {
-  const ThreadLoadView view{v.data, static_cast<long long>(v.strides[0]),
-                            batched ? static_cast<long long>(v.strides[1]) : 0, static_cast<int>(v.dims[1]),
-                            static_cast<int>(v.dims[0])};
-  std::memset(&map, 0, sizeof map);
-  std::memcpy(&map, &view, sizeof view);
-}
-
 }  // namespace
 
 Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept {
@@ -154,11 +134,7 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   const CUtensorMapSwizzle d_swizzle = d_row_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                        : d_row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                            : CU_TENSOR_MAP_SWIZZLE_32B;
-  if (config_.thread_loads) {
-    // The kernel's threads read A and B themselves (no TMA).
-    thread_load_view(plan.a, plan.a_batched, maps_.a);
-    thread_load_view(plan.b, plan.b_batched, maps_.b);
-  } else if (config_.k_group > 1) {
+  if (config_.k_group > 1) {
     // A's view is {K, M, L}.
     const unsigned rows = static_cast<unsigned>(sm90_a_box_rows(static_cast<std::int64_t>(plan.a.dims[1]), config_));
     encode_grouped(driver, plan.a, static_cast<unsigned>(bk), rows, static_cast<unsigned>(config_.k_group),

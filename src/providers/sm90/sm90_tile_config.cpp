@@ -52,10 +52,6 @@ constexpr Sm90TileConfig kConfigs[] = {
     // stages of 40 KB. 1x1 only: an N-major B's three 64-column chunks do not
     // split across a 2x1 cluster.
     {128, 192, 1, 4, C::bits16},
-    // A and B copied by the producer's threads (cp.async), for operands whose
-    // rows are 16- but not 128-byte aligned (3000^3, 1000^3 in bf16).
-    {128, 192, 1, 4, C::bits16, false, 0, 1, true}, {128, 256, 1, 3, C::bits16, false, 0, 1, true},
-    {128, 128, 1, 5, C::bits16, true, 0, 1, true},  {64, 128, 1, 8, C::bits16, false, 0, 1, true},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -165,10 +161,6 @@ constexpr double kStreamKSlowdown = 1.65;
 /// picks (128x128 1x1 pingpong -> 2x1 pingpong or 128x256 2x1) 3072x3000x3072
 /// 1.48x -> 1.21x cuBLASLt's time, 5000^3 1.34x -> 1.16x, 4000^3 unchanged.
 constexpr double kUnalignedRowFill = 2.0;
-/// Thread-loading tiles against their TMA twins on 128-byte aligned rows
-/// (an estimate: the producer's threads issue 8 to 24 cp.async per stage
-/// each, and every consumer fences the async proxy per k-block).
-constexpr double kThreadLoadCost = 1.03;
 /// How far fast-accumulating fp8 operators rank below the precise ones:
 /// more than any difference of modelled time (1000 per factor of two).
 constexpr int kFastAccumulationDemotion = 100'000;
@@ -195,8 +187,8 @@ constexpr double kL2FillBytesPerNs = 12000.0;
 /// The fill cost of one box row of A or B (kUnalignedRowFill unless its
 /// rows, batches and base are 128-byte aligned, or it is repacked into
 /// 128-byte rows).
-double row_fill_cost(const MatrixOperand& x, bool is_b, const Sm90TileConfig& c, std::int64_t L) {
-  if (c.thread_loads || sm90_repacks(x, is_b, c.operands, L)) return 1.0;
+double row_fill_cost(const MatrixOperand& x, bool is_b, Sm90OperandClass operands, std::int64_t L) {
+  if (sm90_repacks(x, is_b, operands, L)) return 1.0;
   const std::int64_t bytes = size_bytes(x.dtype);
   const std::int64_t pitch = x.layout == Layout::col_major ? x.col_stride : x.row_stride;
   const bool base = x.tensor == nullptr || reinterpret_cast<std::uintptr_t>(x.tensor->data) % 128 == 0;
@@ -239,7 +231,7 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
          std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "") +
-         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "") + (thread_loads ? "_cpasync" : "");
+         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
@@ -292,7 +284,6 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   if (c.k_group > 1) md.extra["k_blocks_per_stage"] = std::to_string(c.k_group);
   md.extra["schedule"] = c.pingpong ? "pingpong" : "cooperative";
   md.extra["kernel"] = "sm90_gemm";
-  md.extra["loads"] = c.thread_loads ? "cp.async" : "tma";
   md.extra["threads"] = "384";
   md.extra["target_sm"] = "90";
   md.extra["dtypes"] = facts.dtypes;
@@ -361,8 +352,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const bool b_cut = c.k_group > 1 && p.B.row_stride == 1;
   const double b_loaded = b_cut ? b_rows : static_cast<double>(c.bn) / c.cluster_m;
   const bool streaming = cluster_tiles > slots;
-  const double a_cost = streaming ? row_fill_cost(p.A, false, c, p.L) : 1.0,
-               b_cost = streaming ? row_fill_cost(p.B, true, c, p.L) : 1.0;
+  const double a_cost = streaming ? row_fill_cost(p.A, false, c.operands, p.L) : 1.0,
+               b_cost = streaming ? row_fill_cost(p.B, true, c.operands, p.L) : 1.0;
   const double fill = static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 *
                       (a_rows * a_cost + b_loaded * b_cost);
   double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});
@@ -380,7 +371,6 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     if (c.cluster_m == 2) time *= many_waves && c.promote_k_blocks == 0 ? 0.995 : 1.005;
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
-  if (c.thread_loads) time *= kThreadLoadCost;
   if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
                                                 padded_box_rows(p.N, c.bn, b_cut));

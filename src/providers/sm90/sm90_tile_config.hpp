@@ -39,11 +39,6 @@ struct Sm90TileConfig {
   /// A and K a multiple of bk() (the 64x64 and 64x128 tiles that stream
   /// skinny problems' weights).
   int k_group = 1;
-  /// The producer warpgroup's threads copy A and B into the ring with
-  /// 16-byte cp.async pieces instead of TMA (Cfg::kThreadLoads; 1x1
-  /// clusters, one k-block per stage): operands whose rows are 16- but not
-  /// 128-byte aligned cost TMA two line fills per box row, the threads one.
-  bool thread_loads = false;
 
   /// Bytes of one A or B element: 1, 2 or 4.
   int operand_bytes() const noexcept;
@@ -68,7 +63,7 @@ struct Sm90TileConfig {
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;
   /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong", "128x128x128_c1x1_precise",
-  /// "64x64x64_c1x1_kgroup4", "128x192x64_c1x1_cpasync".
+  /// "64x64x64_c1x1_kgroup4".
   std::string shape_name() const;
 };
 

@@ -772,9 +772,10 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
 }
 
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
-  // bf16, row-major A and B: rows 3000 elements (6000 bytes) apart cost
-  // TMA's L2 fill twice, so the tile that fits the SMs best (128x192) reads
-  // them with its threads; rows of 3072 keep its TMA twin.
+  // bf16, row-major A and B: rows 3000 elements (6000 bytes) apart cost the
+  // L2 fill twice, so the 2x1 cluster's 128x256 tile (a quarter fewer rows
+  // loaded per product than 128x128 x2, half of 128x128 x1) ranks first;
+  // rows of 3072 keep the 1x1 tile that fits the SMs best (128x192).
   const auto bf16_square = [](std::int64_t n) {
     detail::Problem p;
     p.M = p.N = p.K = n;
@@ -786,7 +787,7 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
     return p;
   };
   EXPECT_EQ(shape_of(best_of(bf16_square(3072))), "128x192x64_c1x1");
-  EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x192x64_c1x1_cpasync");
+  EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x256x64_c2x1");
   // Rows TMA cannot read as they lie (4095 elements, 8190 bytes apart) are
   // repacked into 128-byte rows, which fill at the aligned rate.
   const detail::Problem odd = bf16_square(4095);
