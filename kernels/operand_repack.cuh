@@ -15,11 +15,9 @@ struct EpgRepackOperand {
   long long batches, outer, inner;
   long long src_batch, src_outer, src_inner;
   long long dst_pitch, dst_batch;  ///< multiples of 16 bytes
-  long long span_bytes;            ///< rows: bytes of each span of a row (a multiple of 16)
   int through_tiles;               ///< 1: src_inner != 1, read through shared-memory tiles
   int blocks;                      ///< the grid's blocks for this operand (0: none)
-  int row_lanes;                   ///< rows: threads per span (a power of two up to kEpgRepackThreads)
-  int row_spans;                   ///< rows: spans per row (few long rows are cut to spread them over the SMs)
+  int row_lanes;                   ///< rows: threads per row (a power of two up to kEpgRepackThreads)
 };
 
 /// The kernel's argument: A's work, then B's.
@@ -62,23 +60,21 @@ __device__ __forceinline__ uint4 epg_repack_load16(const char* s, const char* be
   return out.vector;
 }
 
-/// Sources with a unit inner stride: each row in row_spans spans of
-/// span_bytes, row_lanes threads per span, each writing 16-byte pieces of
-/// the destination row from the aligned 16-byte pieces of the source row
-/// around them, so a warp reads and writes contiguous bytes.
+/// Sources with a unit inner stride: row_lanes threads per row, each
+/// writing 16-byte pieces of the destination row from the aligned 16-byte
+/// pieces of the source row around them, so a warp reads and writes
+/// contiguous bytes.
 template <int kBytes>
 __device__ void epg_repack_rows(const EpgRepackOperand& op, unsigned block) {
-  const int spans_per_block = kEpgRepackThreads / op.row_lanes;
+  const int rows_per_block = kEpgRepackThreads / op.row_lanes;
   const int lane = threadIdx.x % op.row_lanes;
-  const long long spans = op.batches * op.outer * op.row_spans, row_bytes = op.inner * kBytes;
-  for (long long span = static_cast<long long>(block) * spans_per_block + threadIdx.x / op.row_lanes; span < spans;
-       span += static_cast<long long>(op.blocks) * spans_per_block) {
-    const long long row = span / op.row_spans, o = row % op.outer, l = row / op.outer;
+  const long long rows = op.batches * op.outer, row_bytes = op.inner * kBytes;
+  for (long long row = static_cast<long long>(block) * rows_per_block + threadIdx.x / op.row_lanes; row < rows;
+       row += static_cast<long long>(op.blocks) * rows_per_block) {
+    const long long o = row % op.outer, l = row / op.outer;
     const char* src = static_cast<const char*>(op.src) + (l * op.src_batch + o * op.src_outer) * kBytes;
     char* dst = static_cast<char*>(op.dst) + (l * op.dst_batch + o * op.dst_pitch) * kBytes;
-    const long long begin = span % op.row_spans * op.span_bytes;
-    const long long end = begin + op.span_bytes < row_bytes ? begin + op.span_bytes : row_bytes;
-    for (long long byte = begin + 16LL * lane; byte < end; byte += 16LL * op.row_lanes) {
+    for (long long byte = 16LL * lane; byte < row_bytes; byte += 16LL * op.row_lanes) {
       *reinterpret_cast<uint4*>(dst + byte) = epg_repack_load16(src + byte, src, src + row_bytes);
     }
   }

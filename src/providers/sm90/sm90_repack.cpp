@@ -13,12 +13,6 @@ namespace {
 constexpr long long kMaxBlocksPerOperand = 4096;
 /// Elements per side of the kernel's shared-memory tiles (kEpgRepackTile).
 constexpr long long kTile = 64;
-/// Few long rows (a skinny A: M = 16 rows of K = 8191) are cut into spans
-/// until there are this many (two per SM of an H200), each of at least
-/// kMinSpanPieces 16-byte pieces, so that the copy runs on every SM rather
-/// than on one block per row.
-constexpr long long kMinSpans = 264;
-constexpr long long kMinSpanPieces = 32;
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -40,15 +34,11 @@ Sm90RepackOperandArgs operand_args(const Sm90Repack& r, void* workspace) {
   if (a.through_tiles != 0) {
     work = r.batches * ceil_div(r.outer, kTile) * ceil_div(r.inner, kTile);
   } else {
-    // Rows, cut into spans when few and long: enough threads per span for
-    // its 16-byte pieces, the rest of the block on further spans.
-    const long long rows = r.batches * r.outer, pieces = ceil_div(r.inner * r.element_bytes, 16);
-    const long long spans = std::clamp(ceil_div(kMinSpans, rows), 1LL, std::max(pieces / kMinSpanPieces, 1LL));
-    const long long span_pieces = ceil_div(pieces, spans);
-    a.row_spans = static_cast<int>(ceil_div(pieces, span_pieces));
-    a.span_bytes = span_pieces * 16;
-    while (a.row_lanes < kSm90RepackThreads && a.row_lanes < span_pieces) a.row_lanes *= 2;
-    work = ceil_div(rows * a.row_spans, kSm90RepackThreads / a.row_lanes);
+    // Rows: enough threads per row for its 16-byte pieces, the rest of the
+    // block on further rows.
+    const long long pieces = ceil_div(r.inner * r.element_bytes, 16);
+    while (a.row_lanes < kSm90RepackThreads && a.row_lanes < pieces) a.row_lanes *= 2;
+    work = ceil_div(r.batches * r.outer, kSm90RepackThreads / a.row_lanes);
   }
   a.blocks = static_cast<int>(std::clamp<long long>(work, 1, kMaxBlocksPerOperand));
   return a;

@@ -26,17 +26,15 @@ struct Sm90RepackOperandArgs {
   long long batches = 0, outer = 0, inner = 0;
   long long src_batch = 0, src_outer = 0, src_inner = 0;
   long long dst_pitch = 0, dst_batch = 0;
-  long long span_bytes = 0;
   int through_tiles = 0;
   int blocks = 0;
   int row_lanes = 1;
-  int row_spans = 1;
 };
 /// Same layout as EpgRepackArgs.
 struct Sm90RepackArgs {
   Sm90RepackOperandArgs op[2];
 };
-static_assert(sizeof(Sm90RepackOperandArgs) == 104 && sizeof(Sm90RepackArgs) == 208,
+static_assert(sizeof(Sm90RepackOperandArgs) == 96 && sizeof(Sm90RepackArgs) == 192,
               "Sm90RepackArgs must match EpgRepackArgs");
 
 /// Threads per block of the repack kernel (kEpgRepackThreads).

@@ -161,29 +161,19 @@ TEST(Sm90Plan, RepacksOperandsTmaCannotReadAsTheyLie) {
   EXPECT_EQ(blocks, static_cast<unsigned>(args.op[0].blocks + args.op[1].blocks));
   ASSERT_TRUE(strided.plan(kBig16, plan));
   EXPECT_EQ(detail::sm90_repack_args(plan, workspace, blocks).op[0].through_tiles, 1);
-  // Threads per span of a row: enough for its 16-byte pieces (a power of
-  // two up to the block), the rest of the block on further spans; few long
-  // rows are cut into spans (at least 264 spans, of at least 32 pieces).
+  // Threads per row: enough for its 16-byte pieces (a power of two up to
+  // the block), the rest of the block on further rows.
   EXPECT_EQ(args.op[0].row_lanes, 1);  // 14-byte rows
-  EXPECT_EQ(args.op[0].row_spans, 1);
-  struct Split {
-    int lanes, spans;
-    long long span_bytes;
-    int blocks;
-    bool operator==(const Split&) const = default;
-  };
-  const auto split = [&](std::int64_t rows, std::int64_t k) {
+  const auto lanes_and_blocks = [&](std::int64_t rows, std::int64_t k) {
     HostProblem wide(DType::f16, {rows, k}, {}, {k, 64}, {}, DType::f16);
     Sm90Plan p;
     EXPECT_TRUE(wide.plan(kBig16, p));
     EXPECT_TRUE(p.repack_a.active && !p.repack_b.active);
     const detail::Sm90RepackOperandArgs a = detail::sm90_repack_args(p, workspace, blocks).op[0];
-    return Split{a.row_lanes, a.row_spans, a.span_bytes, a.blocks};
+    return std::make_pair(a.row_lanes, a.blocks);
   };
-  EXPECT_EQ(split(3, 4095), (Split{32, 16, 512, 6}));     // 512 pieces a row: 16 spans of 32
-  EXPECT_EQ(split(16, 8191), (Split{64, 17, 976, 68}));   // 1024 pieces: 17 spans of 61, 4 a block
-  EXPECT_EQ(split(9, 301), (Split{64, 1, 608, 3}));       // 38 pieces: whole rows, 4 a block
-  EXPECT_EQ(split(4095, 4095), (Split{256, 1, 8192, 4095}));  // many rows: whole, a block each
+  EXPECT_EQ(lanes_and_blocks(3, 4095), std::make_pair(256, 3));  // 512 pieces a row: a block each
+  EXPECT_EQ(lanes_and_blocks(9, 301), std::make_pair(64, 3));    // 38 pieces: 4 rows a block
   // Only B: it takes the kernel's first blocks.
   HostProblem only_b(DType::f16, {16, 8}, {}, {8, 5}, {}, DType::f16);
   ASSERT_TRUE(only_b.plan(kBig16, plan));
