@@ -4,8 +4,8 @@
 // 128-byte aligned, before the GEMM reads them. One launch serves A and B:
 // each takes its own range of blocks. Element (l, o, i) of an operand's
 // destination (i its contiguous axis) is element
-// src + l*src_batch + o*src_outer + i*src_inner of its source. Bytes past
-// `inner` in each destination row are written as zeros.
+// src + l*src_batch + o*src_outer + i*src_inner of its source. Each
+// destination row is written whole: zeros past `inner`, up to its pitch.
 #pragma once
 
 /// One operand to repack (strides and extents in elements).
@@ -68,13 +68,13 @@ template <int kBytes>
 __device__ void epg_repack_rows(const EpgRepackOperand& op, unsigned block) {
   const int rows_per_block = kEpgRepackThreads / op.row_lanes;
   const int lane = threadIdx.x % op.row_lanes;
-  const long long rows = op.batches * op.outer, row_bytes = op.inner * kBytes;
+  const long long rows = op.batches * op.outer, row_bytes = op.inner * kBytes, pitch_bytes = op.dst_pitch * kBytes;
   for (long long row = static_cast<long long>(block) * rows_per_block + threadIdx.x / op.row_lanes; row < rows;
        row += static_cast<long long>(op.blocks) * rows_per_block) {
     const long long o = row % op.outer, l = row / op.outer;
     const char* src = static_cast<const char*>(op.src) + (l * op.src_batch + o * op.src_outer) * kBytes;
     char* dst = static_cast<char*>(op.dst) + (l * op.dst_batch + o * op.dst_pitch) * kBytes;
-    for (long long byte = 16LL * lane; byte < row_bytes; byte += 16LL * op.row_lanes) {
+    for (long long byte = 16LL * lane; byte < pitch_bytes; byte += 16LL * op.row_lanes) {
       *reinterpret_cast<uint4*>(dst + byte) = epg_repack_load16(src + byte, src, src + row_bytes);
     }
   }
@@ -88,7 +88,8 @@ __device__ void epg_repack_tiles(const EpgRepackOperand& op, unsigned block) {
   using T = typename EpgRepackWord<kBytes>::type;
   constexpr int kTile = kEpgRepackTile;
   __shared__ T tile[kTile][kTile + 1];
-  const long long tiles_i = (op.inner + kTile - 1) / kTile, tiles_o = (op.outer + kTile - 1) / kTile;
+  // Along the inner axis the tiles cover the destination's whole pitch.
+  const long long tiles_i = (op.dst_pitch + kTile - 1) / kTile, tiles_o = (op.outer + kTile - 1) / kTile;
   const long long total = op.batches * tiles_o * tiles_i;
   const bool read_along_outer = op.src_outer == 1;
   for (long long t = block; t < total; t += op.blocks) {
@@ -101,12 +102,10 @@ __device__ void epg_repack_tiles(const EpgRepackOperand& op, unsigned block) {
     }
     __syncthreads();
     T* dst = static_cast<T*>(op.dst) + l * op.dst_batch;
-    // Whole rows of the tile, padding included (the destination rows are
-    // whole 16-byte pieces; elements past `inner` are written as zeros).
-    const long long row_end = (op.inner * kBytes + 15) / 16 * 16 / kBytes;
+    // Whole rows of the tile, up to the pitch (zeros past `inner`).
     for (int e = threadIdx.x; e < kTile * kTile; e += kEpgRepackThreads) {
       const int i = e % kTile, o = e / kTile;
-      if (o0 + o < op.outer && i0 + i < row_end) {
+      if (o0 + o < op.outer && i0 + i < op.dst_pitch) {
         dst[(o0 + o) * op.dst_pitch + i0 + i] = i0 + i < op.inner ? tile[o][i] : T(0);
       }
     }

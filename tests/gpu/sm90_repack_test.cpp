@@ -79,7 +79,7 @@ TEST_F(Sm90Repack, SixteenBitOperandsInEveryLayoutTmaCannotRead) {
 TEST_F(Sm90Repack, EveryTileConfigurationTakesRepackedOperands) {
   // K = 99 (A's rows 198 bytes apart) and N = 140 (B's 280): both repacked,
   // on every 16-bit configuration; the grouped-k ones with K = 512 and A
-  // 2 bytes past alignment.
+  // 2 bytes past alignment, and with K = 1001.
   EPIGEMM_REQUIRE_SM90(driver);
   for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
     SCOPED_TRACE(config.shape_name());
@@ -96,6 +96,16 @@ TEST_F(Sm90Repack, EveryTileConfigurationTakesRepackedOperands) {
     p.add("B", DType::f16, {512, 300}, {1, 512});
     epilogue(p, 1, 16, 300);
     EXPECT_EQ(run_and_check(p, DType::f32, pin_config(config)), detail::sm90_metadata(config).name);
+    // K = 1001, not whole k-blocks: A's copy is padded with zeros to 1024;
+    // B read as it lies (row-major, TMA's zeros past K) or copied too.
+    for (const bool b_row_major : {true, false}) {
+      SCOPED_TRACE(b_row_major ? "K = 1001, B row-major" : "K = 1001, B column-major");
+      GpuProblem q(*driver, rng);
+      q.add("A", DType::bf16, {16, 1001});
+      q.add("B", DType::bf16, {1001, 296}, b_row_major ? Dims{} : Dims{1, 1001});
+      epilogue(q, 1, 16, 296);
+      EXPECT_EQ(run_and_check(q, DType::f32, pin_config(config)), detail::sm90_metadata(config).name);
+    }
   }
 }
 

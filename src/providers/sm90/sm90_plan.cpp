@@ -68,10 +68,10 @@ Sm90TmaView tma_view(const MatrixOperand& m, Axes axes, std::int64_t L, bool bat
   return view;
 }
 
-/// The view of `m` copied along `axes` into rows of a 128-byte multiple
-/// (kernels/operand_repack.cuh), and the copy; the view's data is set at
-/// launch, to the copy's place in the workspace.
-void repacked_view(const MatrixOperand& m, Axes axes, std::int64_t L, bool batched, Sm90TmaView& view,
+/// The view of `m` copied along `axes` (K-major or not) into rows of a
+/// 128-byte multiple (kernels/operand_repack.cuh), and the copy; the view's
+/// data is set at launch, to the copy's place in the workspace.
+void repacked_view(const MatrixOperand& m, Axes axes, bool k_major, std::int64_t L, bool batched, Sm90TmaView& view,
                    Sm90Repack& repack) {
   const std::int64_t element = size_bytes(m.dtype);
   repack.active = true;
@@ -86,7 +86,10 @@ void repacked_view(const MatrixOperand& m, Axes axes, std::int64_t L, bool batch
   repack.pitch = (repack.inner * element + kSm90RepackRowAlign - 1) / kSm90RepackRowAlign * kSm90RepackRowAlign / element;
   view.data = nullptr;
   view.dtype = m.dtype;
-  view.dims[0] = static_cast<std::uint64_t>(repack.inner);
+  // The copy's rows are zeros from `inner` up to the pitch; a K-major
+  // copy's view spans them (the pitch is a whole number of k-blocks, which
+  // the grouped-k tiles' boxes need).
+  view.dims[0] = static_cast<std::uint64_t>(k_major ? repack.pitch : repack.inner);
   view.dims[1] = static_cast<std::uint64_t>(repack.outer);
   view.dims[2] = static_cast<std::uint64_t>(repack.batches);
   view.strides[0] = static_cast<std::uint64_t>(repack.pitch * element);
@@ -143,7 +146,7 @@ void choose_major(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, 
   is_k_major = r.k_major;
   repack = Sm90Repack{};
   if (r.repack) {
-    repacked_view(m, r.axes(), L, batched, view, repack);
+    repacked_view(m, r.axes(), r.k_major, L, batched, view, repack);
   } else {
     view = tma_view(m, r.axes(), L, batched, r.k_major ? r.k : r.mn);
   }
@@ -338,11 +341,14 @@ Status check_grouped_k(const Problem& p, const Sm90TileConfig& config, const Sm9
                                " k-blocks of A per box and needs A K-major (row-major); the other tiles take "
                                "this layout");
   }
-  const std::int64_t bk = config.bk();
-  if (p.K % bk != 0 || p.K / bk < config.k_group) {
+  // K as the boxes see it: a copy's rows are zero-padded to whole k-blocks.
+  const auto bk = static_cast<std::uint64_t>(config.bk());
+  const bool whole = plan.a.dims[0] % bk == 0 && (!plan.b_k_major || plan.b.dims[0] % bk == 0);
+  if (!whole || plan.a.dims[0] / bk < static_cast<std::uint64_t>(config.k_group)) {
     return Status::unsupported("K is " + std::to_string(p.K) + "; " + tile + " needs K a multiple of " +
                                std::to_string(bk) + " and at least " + std::to_string(bk * config.k_group) +
-                               " (whole k-blocks in its boxes); the other tiles take any K");
+                               " (whole k-blocks in its boxes; A and a K-major B copied into 128-byte rows count "
+                               "as padded with zeros), the other tiles take any K");
   }
   return Status::ok();
 }

@@ -32,11 +32,11 @@ Sm90RepackOperandArgs operand_args(const Sm90Repack& r, void* workspace) {
   a.through_tiles = r.src_inner != 1 && r.inner > 1 ? 1 : 0;
   long long work = 0;  // blocks' worth
   if (a.through_tiles != 0) {
-    work = r.batches * ceil_div(r.outer, kTile) * ceil_div(r.inner, kTile);
+    work = r.batches * ceil_div(r.outer, kTile) * ceil_div(r.pitch, kTile);
   } else {
-    // Rows: enough threads per row for its 16-byte pieces, the rest of the
-    // block on further rows.
-    const long long pieces = ceil_div(r.inner * r.element_bytes, 16);
+    // Rows: enough threads per row for its 16-byte pieces (up to the
+    // pitch), the rest of the block on further rows.
+    const long long pieces = r.pitch * r.element_bytes / 16;
     while (a.row_lanes < kSm90RepackThreads && a.row_lanes < pieces) a.row_lanes *= 2;
     work = ceil_div(r.batches * r.outer, kSm90RepackThreads / a.row_lanes);
   }

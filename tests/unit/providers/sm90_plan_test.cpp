@@ -116,7 +116,7 @@ TEST(Sm90Plan, RepacksOperandsTmaCannotReadAsTheyLie) {
   EXPECT_EQ(plan.repack_a.src_outer, 7);
   EXPECT_EQ(plan.repack_a.pitch, 64);  // elements: 128 bytes
   EXPECT_EQ(plan.a.data, nullptr);      // set at launch
-  EXPECT_EQ(plan.a.dims[0], 7u);
+  EXPECT_EQ(plan.a.dims[0], 64u);  // the copy's rows: zeros from K up to the pitch
   EXPECT_EQ(plan.a.dims[1], 40u);
   EXPECT_EQ(plan.a.strides[0], 128u);
   EXPECT_EQ(detail::sm90_repack_bytes(plan), 40u * 128u);
@@ -163,7 +163,7 @@ TEST(Sm90Plan, RepacksOperandsTmaCannotReadAsTheyLie) {
   EXPECT_EQ(detail::sm90_repack_args(plan, workspace, blocks).op[0].through_tiles, 1);
   // Threads per row: enough for its 16-byte pieces (a power of two up to
   // the block), the rest of the block on further rows.
-  EXPECT_EQ(args.op[0].row_lanes, 1);  // 14-byte rows
+  EXPECT_EQ(args.op[0].row_lanes, 8);  // 14-byte rows written whole: 128 bytes with their zeros
   const auto lanes_and_blocks = [&](std::int64_t rows, std::int64_t k) {
     HostProblem wide(DType::f16, {rows, k}, {}, {k, 64}, {}, DType::f16);
     Sm90Plan p;
@@ -964,6 +964,18 @@ TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
   EXPECT_TRUE(contains(ragged, "K is 520")) << ragged;
   EXPECT_TRUE(contains(ragged, "multiple of 64 and at least 256")) << ragged;
   EXPECT_FALSE(HostProblem(DType::bf16, {16, 192}, {}, {192, 256}, {1, 192}, DType::bf16).plan(grouped, plan));
+  // Copies count as padded with zeros to whole k-blocks: K = 8191 with A's
+  // rows 16382 bytes apart (copied), B row-major (read as it lies, TMA's
+  // zeros past K) or column-major (copied too).
+  ASSERT_TRUE(HostProblem(DType::bf16, {16, 8191}, {}, {8191, 256}, {}, DType::bf16).plan(grouped, plan));
+  EXPECT_TRUE(plan.repack_a.active);
+  EXPECT_EQ(plan.a.dims[0], 8192u);
+  EXPECT_EQ(plan.b.dims[1], 8191u);
+  ASSERT_TRUE(HostProblem(DType::bf16, {16, 8191}, {}, {8191, 256}, {1, 8191}, DType::bf16).plan(grouped, plan));
+  EXPECT_TRUE(plan.repack_b.active && plan.b_k_major);
+  EXPECT_EQ(plan.b.dims[0], 8192u);
+  // A copied but a K-major B read as it lies (rows padded to 8200): B's K is not whole k-blocks.
+  EXPECT_FALSE(HostProblem(DType::bf16, {16, 8191}, {}, {8191, 256}, {1, 8200}, DType::bf16).plan(grouped, plan));
 }
 
 TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {
