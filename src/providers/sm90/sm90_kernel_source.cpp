@@ -5,6 +5,7 @@
 #include "codegen/embedded_kernels.hpp"
 #include "codegen/epilogue_emitter.hpp"
 #include "codegen/kernel_source.hpp"
+#include "providers/sm90/sm90_repack.hpp"
 #include "ir/names.hpp"
 #include "ir/printer.hpp"
 #include "support/hash.hpp"
@@ -111,6 +112,8 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
   out << codegen::emit_epilogue(*p.dag, p.accumulator, p.compute) << "\n";
   out << "#include \"sm90_fused_epilogue.cuh\"\n#include \"sm90_gemm.cuh\"\n#include \"operand_repack.cuh\"\n\n";
   // Copies A and B into rows TMA can read, when they do not lie so.
+  out << "static_assert(kEpgRepackThreads == " << kSm90RepackThreads << " && kEpgRepackTile == " << kSm90RepackTile
+      << ", \"the host's repack block and tile differ from the kernel's\");\n";
   out << "extern \"C\" __global__ void __launch_bounds__(kEpgRepackThreads) " << kSm90RepackKernel
       << "(const __grid_constant__ EpgRepackArgs args) {\n"
       << "  epg_repack_operands<" << size_bytes(p.A.dtype) << ">(args);\n}\n";

@@ -11,8 +11,6 @@ namespace {
 
 /// Blocks at most per operand; each loops over the rest of its work.
 constexpr long long kMaxBlocksPerOperand = 4096;
-/// Elements per side of the kernel's shared-memory tiles (kEpgRepackTile).
-constexpr long long kTile = 64;
 
 long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -32,7 +30,7 @@ Sm90RepackOperandArgs operand_args(const Sm90Repack& r, void* workspace) {
   a.through_tiles = r.src_inner != 1 && r.inner > 1 ? 1 : 0;
   long long work = 0;  // blocks' worth
   if (a.through_tiles != 0) {
-    work = r.batches * ceil_div(r.outer, kTile) * ceil_div(r.pitch, kTile);
+    work = r.batches * ceil_div(r.outer, kSm90RepackTile) * ceil_div(r.pitch, kSm90RepackTile);
   } else {
     // Rows: enough threads per row for its 16-byte pieces (up to the
     // pitch), the rest of the block on further rows.

@@ -37,8 +37,11 @@ struct Sm90RepackArgs {
 static_assert(sizeof(Sm90RepackOperandArgs) == 96 && sizeof(Sm90RepackArgs) == 192,
               "Sm90RepackArgs must match EpgRepackArgs");
 
-/// Threads per block of the repack kernel (kEpgRepackThreads).
+/// Threads per block of the repack kernel (kEpgRepackThreads), and the
+/// elements per side of its shared-memory tiles (kEpgRepackTile); each
+/// generated module asserts that the kernel's agree.
 inline constexpr int kSm90RepackThreads = 256;
+inline constexpr int kSm90RepackTile = 64;
 
 /// The repack kernel's argument for `plan` with the workspace at
 /// `workspace` (A's copy first, then B's); the grid is `blocks` blocks.
