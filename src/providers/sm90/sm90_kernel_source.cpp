@@ -5,9 +5,9 @@
 #include "codegen/embedded_kernels.hpp"
 #include "codegen/epilogue_emitter.hpp"
 #include "codegen/kernel_source.hpp"
-#include "providers/sm90/sm90_repack.hpp"
 #include "ir/names.hpp"
 #include "ir/printer.hpp"
+#include "providers/sm90/sm90_repack.hpp"
 #include "support/hash.hpp"
 #include "support/text_writer.hpp"
 
