@@ -348,7 +348,7 @@ Status check_grouped_k(const Problem& p, const Sm90TileConfig& config, const Sm9
     return Status::unsupported("K is " + std::to_string(p.K) + "; " + tile + " needs K a multiple of " +
                                std::to_string(bk) + " and at least " + std::to_string(bk * config.k_group) +
                                " (whole k-blocks in its boxes; A and a K-major B copied into 128-byte rows count "
-                               "as padded with zeros), the other tiles take any K");
+                               "as padded with zeros); the other tiles take any K");
   }
   return Status::ok();
 }
