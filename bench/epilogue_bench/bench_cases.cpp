@@ -153,8 +153,8 @@ std::vector<BenchCase> sweep_suite() {
       {1024, 4096, 14336}, {2048, 11008, 4096}, {16384, 4096, 4096},
       // Short K, and a skinny N.
       {8192, 8192, 1024}, {4096, 4096, 512}, {8192, 1024, 8192}, {8192, 128, 8192},
-      // Skinny M.
-      {64, 4096, 4096}, {32, 8192, 8192}, {8, 4096, 4096}};
+      // Skinny M; K = 8191 has A's rows 16382 bytes apart (copied first).
+      {64, 4096, 4096}, {32, 8192, 8192}, {8, 4096, 4096}, {16, 8192, 8191}};
   const std::vector<EpilogueKind> all(std::begin(kAllEpilogues), std::end(kAllEpilogues));
   std::vector<BenchCase> cases;
   for (const Shape& s : shapes) cases.push_back({DType::bf16, s, all});
