@@ -151,6 +151,12 @@ void Event::reset() noexcept {
   event_ = nullptr;
 }
 
+bool stream_captures(const Driver& driver, CUstream stream) {
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
+  return capture != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 void Event::record(CUstream stream) const { driver_->check(driver_->event_record(event_, stream), "recording an event"); }
 
 void Event::synchronize() const {

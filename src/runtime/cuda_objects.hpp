@@ -1,6 +1,7 @@
 // RAII owners of driver objects: a context guard (primary context made
 // current, previous one restored), a loaded module, a device allocation (for
-// tests and tools) and an event. All are movable, none copyable.
+// tests and tools) and an event. All are movable, none copyable. Also
+// whether a stream is capturing a graph.
 #pragma once
 
 #include <cuda.h>
@@ -108,5 +109,8 @@ class Event {
   const Driver* driver_ = nullptr;
   CUevent event_ = nullptr;
 };
+
+/// Whether `stream` is capturing a graph (launches on it are recorded, not run).
+bool stream_captures(const Driver& driver, CUstream stream);
 
 }  // namespace epigemm::runtime

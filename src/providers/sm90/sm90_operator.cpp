@@ -29,12 +29,6 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 std::string cuda_name(int device) { return "cuda:" + std::to_string(device); }
 
-bool stream_captures(const runtime::Driver& driver, CUstream stream) {
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
-  return capture != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 /// A per-stream workspace of `bytes` on `device` whose first `zeroed` bytes
 /// (a multiple of 4) are zeroed on `stream`; empty (null data()) when the
 /// allocation fails: out of memory, or another thread captures a graph.
@@ -181,7 +175,7 @@ const Sm90Operator::StreamKSpace* Sm90Operator::stream_k_workspace(const runtime
   std::lock_guard<std::mutex> lock(workspace_mutex_);
   const auto key = std::make_pair(device, stream);
   if (auto it = workspaces_.find(key); it != workspaces_.end()) return &it->second;
-  if (stream_captures(driver, stream)) return nullptr;
+  if (runtime::stream_captures(driver, stream)) return nullptr;
   // The flags (two words per CTA, padded to 256 bytes) first, then the
   // partial sums (a tile of f32 or int32 per CTA), for the most CTAs a
   // persistent grid launches.
@@ -199,7 +193,7 @@ const Sm90Operator::StreamKSpace* Sm90Operator::stream_k_workspace(const runtime
 
 Sm90Operator::IdentityCounter* Sm90Operator::identity_counter(const runtime::Driver& driver, int device,
                                                              CUstream stream) {
-  if (stream_captures(driver, stream)) return nullptr;
+  if (runtime::stream_captures(driver, stream)) return nullptr;
   const auto key = std::make_pair(device, stream);
   if (auto it = identity_counters_.find(key); it != identity_counters_.end()) return &it->second;
   IdentityCounter counter;

@@ -77,9 +77,7 @@ Sm90RepackSpace::Lease Sm90RepackSpace::acquire(const runtime::Driver& driver, i
   lease.stream_ = stream;
   const std::string what = "allocating " + std::to_string(bytes) +
                            " bytes of workspace to repack A or B (rows TMA cannot read as they lie)";
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
-  if (capture != CU_STREAM_CAPTURE_STATUS_NONE) {
+  if (runtime::stream_captures(driver, stream)) {
     CUdeviceptr ptr = 0;
     driver.check(driver.mem_alloc_async(&ptr, bytes, stream), what + " while the stream captures a graph");
     lease.data_ = reinterpret_cast<void*>(ptr);
