@@ -25,14 +25,6 @@ class Sm90Epilogue : public ::testing::Test {
     add_padded_case(p, c, L, M, N);
     return run_sm90_and_compare(p, combo.accumulator, combo.compute, std::move(filter));
   }
-
-  static EpilogueCase find_case(const std::vector<EpilogueCase>& cases, const std::string& name) {
-    for (const auto& c : cases) {
-      if (c.name == name) return c;
-    }
-    ADD_FAILURE() << "no catalog case " << name;
-    return {};
-  }
 };
 
 TEST_F(Sm90Epilogue, EverySeedEpilogueMatchesTheReference) {
@@ -47,7 +39,7 @@ TEST_F(Sm90Epilogue, EveryOpLoadKindAndStoreKindMatchesTheReference) {
 
 TEST_F(Sm90Epilogue, ReductionsOverRowsColumnsAndEverythingOnEveryTile) {
   EPIGEMM_REQUIRE_SM90(driver);
-  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   // One element, one ragged tile, and a batch over several tiles of each shape.
   run_case(reductions, kF16, 1, 1, 1, 5);
   run_case(reductions, kF16, 1, 64, 64, 16);
@@ -113,8 +105,8 @@ TEST_F(Sm90Epilogue, ApproximateF32FunctionsHoldTheirBoundsFarIntoBothTails) {
 
 TEST_F(Sm90Epilogue, OperandMajorsAndDTypesMatchTheReference) {
   EPIGEMM_REQUIRE_SM90(driver);
-  const EpilogueCase with_accum = find_case(seed_epilogues(), "relu_scale_return_acc");
-  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  const EpilogueCase with_accum = epilogue_case(seed_epilogues(), "relu_scale_return_acc");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   for (const DType ab : {DType::f16, DType::bf16}) {
     const DTypeCombo combo{std::string(to_string(ab)), ab, ab, DType::f32, DType::f32};
     for (int majors = 0; majors < 4; ++majors) {
@@ -132,8 +124,8 @@ TEST_F(Sm90Epilogue, OperandMajorsAndDTypesMatchTheReference) {
 
 TEST_F(Sm90Epilogue, Fp8OperandsMatchTheReference) {
   EPIGEMM_REQUIRE_SM90(driver);
-  const EpilogueCase with_accum = find_case(seed_epilogues(), "relu_scale_return_acc");
-  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  const EpilogueCase with_accum = epilogue_case(seed_epilogues(), "relu_scale_return_acc");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   const DTypeCombo combos[] = {{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32},
                                {"e4m3_e5m2", DType::e4m3, DType::e5m2, DType::f32, DType::f32},
                                {"e5m2_f16acc", DType::e5m2, DType::e5m2, DType::f16, DType::f32}};
@@ -263,7 +255,7 @@ TEST_F(Sm90Epilogue, Fp8DNextToRowColumnAndWholeReductions) {
   // The reductions case with D stored as e4m3: column partials over 128-column
   // chunks (64 on the 64x128 tile), rows and everything, batch and ragged edges.
   EPIGEMM_REQUIRE_SM90(driver);
-  EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   for (CatalogOperand& op : reductions.operands) {
     if (op.name == "D") op.dtype = DType::e4m3;
   }

@@ -180,18 +180,23 @@ inline std::vector<EpilogueCase> coverage_epilogues() {
   };
 }
 
-/// One A/B/accumulator/compute combination to instantiate kernels with.
-/// The seed or coverage epilogue named `name`; throws std::out_of_range
-/// when neither list has it.
-inline EpilogueCase epilogue_case(const std::string& name) {
-  for (const auto& list : {seed_epilogues(), coverage_epilogues()}) {
-    for (const EpilogueCase& c : list) {
-      if (c.name == name) return c;
-    }
+/// The epilogue of `cases` named `name`; throws std::out_of_range when
+/// there is none.
+inline EpilogueCase epilogue_case(const std::vector<EpilogueCase>& cases, const std::string& name) {
+  for (const EpilogueCase& c : cases) {
+    if (c.name == name) return c;
   }
   throw std::out_of_range("no catalog epilogue named " + name);
 }
 
+/// The seed or coverage epilogue named `name` (default dtypes).
+inline EpilogueCase epilogue_case(const std::string& name) {
+  std::vector<EpilogueCase> all = seed_epilogues();
+  for (EpilogueCase& c : coverage_epilogues()) all.push_back(std::move(c));
+  return epilogue_case(all, name);
+}
+
+/// One A/B/accumulator/compute combination to instantiate kernels with.
 struct DTypeCombo {
   std::string name;
   DType a = DType::f16;

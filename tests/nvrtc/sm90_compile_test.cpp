@@ -126,14 +126,6 @@ void expect_all_compile(std::vector<Sm90Job> jobs) {
   for (const Sm90Job& job : jobs) EXPECT_TRUE(job.error.empty()) << job.label << ":\n" << job.error;
 }
 
-EpilogueCase find_case(const std::vector<EpilogueCase>& cases, const std::string& name) {
-  for (const auto& c : cases) {
-    if (c.name == name) return c;
-  }
-  ADD_FAILURE() << "no catalog case " << name;
-  return {};
-}
-
 class Sm90Compile : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};
@@ -163,9 +155,9 @@ TEST_F(Sm90Compile, EveryOpLoadKindStoreKindOnEveryTileConfiguration) {
 
 TEST_F(Sm90Compile, OperandMajorsDTypesAccumulatorsAndOutputTypes) {
   const auto seeds = seed_epilogues(DType::bf16, DType::bf16);
-  const EpilogueCase with_accum = find_case(seeds, "relu_scale_return_acc");
-  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
-  const EpilogueCase f32_out = find_case(coverage_epilogues(), "activations");  // D is f32
+  const EpilogueCase with_accum = epilogue_case(seeds, "relu_scale_return_acc");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
+  const EpilogueCase f32_out = epilogue_case(coverage_epilogues(), "activations");  // D is f32
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   std::vector<Sm90Job> jobs;
   // Every A/B major pairing for 16-bit operands.
@@ -226,7 +218,7 @@ TEST_F(Sm90Compile, DStoredByTheThreadsWhereTmaCannot) {
   };
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   // C staged in, F staged out, D by the threads.
-  const EpilogueCase staged = find_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
+  const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
   std::vector<Sm90Job> jobs;
   const Sm90TileConfig pingpong = detail::sm90_tile_configs()[15];  // 128x128 1x1
   ASSERT_TRUE(pingpong.pingpong);
@@ -266,7 +258,7 @@ TEST_F(Sm90Compile, SkinnyTilesEveryOperandMajorAndOutputType) {
       jobs.push_back(make_job("e4m3_d" + std::string(to_string(d)), bias_and_extra_output(d), e4m3, c8, true, true, rng));
     }
     // Column reductions (a chunk's columns in registers) on the narrow chunks.
-    jobs.push_back(make_job("reductions", find_case(coverage_epilogues(), "reductions"), kF16, c16, true, false, rng));
+    jobs.push_back(make_job("reductions", epilogue_case(coverage_epilogues(), "reductions"), kF16, c16, true, false, rng));
   }
   EXPECT_EQ(jobs.size(), 22u);
   expect_all_compile(std::move(jobs));
@@ -285,7 +277,7 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
                          {"D", S::tile, d},
                          {"amax", S::scalar_reduce, DType::f32}}};
   };
-  EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   for (CatalogOperand& op : reductions.operands) {
     if (op.name == "D") op.dtype = DType::e5m2;
   }
@@ -418,7 +410,7 @@ TEST_F(Sm90Compile, Tf32OperandsOnEveryTileConfigurationAndOutputType) {
   // m64nNk8 tf32 wgmmas (4-byte elements, 32 of K per stage) on every tf32
   // tile, D of each float type, and the accumulator as a second output.
   const DTypeCombo tf32{"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32};
-  const EpilogueCase with_accum = find_case(seed_epilogues(DType::f32, DType::f32), "relu_scale_return_acc");
+  const EpilogueCase with_accum = epilogue_case(seed_epilogues(DType::f32, DType::f32), "relu_scale_return_acc");
   const DType ds[] = {DType::f32, DType::bf16, DType::f16};
   std::vector<Sm90Job> jobs;
   std::size_t i = 0;
@@ -432,9 +424,9 @@ TEST_F(Sm90Compile, Tf32OperandsOnEveryTileConfigurationAndOutputType) {
                           true, true, rng));
   jobs.push_back(make_job("tf32_D_i8", bias_and_extra_output(DType::i8), tf32, config_at(Sm90OperandClass::tf32, 2),
                           true, true, rng));
-  jobs.push_back(make_job("tf32_reductions", find_case(coverage_epilogues(), "reductions"), tf32,
+  jobs.push_back(make_job("tf32_reductions", epilogue_case(coverage_epilogues(), "reductions"), tf32,
                           config_at(Sm90OperandClass::tf32, 4), true, true, rng));
-  jobs.push_back(make_job("tf32_store_dtypes", find_case(coverage_epilogues(), "store_dtypes"), tf32,
+  jobs.push_back(make_job("tf32_store_dtypes", epilogue_case(coverage_epilogues(), "store_dtypes"), tf32,
                           config_at(Sm90OperandClass::tf32, 5), true, true, rng));
   expect_all_compile(std::move(jobs));
 }
@@ -448,7 +440,7 @@ TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
                                  {"s8u8", DType::i8, DType::u8, DType::i32, DType::f32},
                                  {"u8s8", DType::u8, DType::i8, DType::i32, DType::f32},
                                  {"u8u8", DType::u8, DType::u8, DType::i32, DType::f32}};
-  const EpilogueCase accum_only = find_case(coverage_epilogues(), "return_accum_only");
+  const EpilogueCase accum_only = epilogue_case(coverage_epilogues(), "return_accum_only");
   // The last int8 tile is 64x64, whose 32-column warpgroups stage 1-byte D
   // in 32-byte rows.
   const DType computed[] = {DType::i8, DType::u8, DType::i32, DType::f32, DType::bf16, DType::f16, DType::e4m3};
@@ -471,12 +463,12 @@ TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
     ++i;
   }
   EXPECT_EQ(i, 7u);
-  const EpilogueCase with_accum = find_case(seed_epilogues(DType::f32, DType::u8), "relu_scale_return_acc");
+  const EpilogueCase with_accum = epilogue_case(seed_epilogues(DType::f32, DType::u8), "relu_scale_return_acc");
   jobs.push_back(make_job("s8u8_return_accum", with_accum, pairings[1], config_at(Sm90OperandClass::int8, 0), true, true,
                           rng));
-  jobs.push_back(make_job("u8u8_reductions_D_i8", with_d(find_case(coverage_epilogues(), "reductions"), DType::i8),
+  jobs.push_back(make_job("u8u8_reductions_D_i8", with_d(epilogue_case(coverage_epilogues(), "reductions"), DType::i8),
                           pairings[3], config_at(Sm90OperandClass::int8, 2), true, true, rng));
-  jobs.push_back(make_job("s8s8_store_dtypes", find_case(coverage_epilogues(), "store_dtypes"), pairings[0],
+  jobs.push_back(make_job("s8s8_store_dtypes", epilogue_case(coverage_epilogues(), "store_dtypes"), pairings[0],
                           config_at(Sm90OperandClass::int8, 4), true, true, rng));
   jobs.push_back(make_job("u8s8_compute_f16", with_d(accum_only, DType::i32),
                           {"u8s8_c16", DType::u8, DType::i8, DType::i32, DType::f16}, config_at(Sm90OperandClass::int8, 3),
@@ -505,8 +497,8 @@ TEST_F(Sm90Compile, PreciseFp8AccumulationOnEveryPromotedConfiguration) {
   // with f16 accumulators, D in 16-bit, f32 and fp8 (with its amax), and
   // reductions next to D.
   using S = OperandShape;
-  const EpilogueCase with_accum = find_case(seed_epilogues(DType::bf16, DType::bf16), "relu_scale_return_acc");
-  const EpilogueCase reductions = find_case(coverage_epilogues(), "reductions");
+  const EpilogueCase with_accum = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_scale_return_acc");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   const EpilogueCase scale_amax{"scale_amax",
                                 "def epi(accum, scale):\n    D = accum * scale\n    amax = amax(D)\n    return D, amax\n",
                                 {{"scale", S::scalar_tensor, DType::f32},

@@ -367,10 +367,6 @@ std::int64_t reduce_elements(const Problem& p) {
   return elements;
 }
 
-}  // namespace
-
-namespace {
-
 /// "rows" for a matrix whose columns are contiguous (row-major), else "columns".
 const char* lines_of(Axes axes) { return axes.inner_is_cols ? "rows" : "columns"; }
 

@@ -36,14 +36,6 @@ class EpilogueEmitter : public ::testing::Test {
   std::vector<std::unique_ptr<HostCatalogProblem>> problems_;
 };
 
-EpilogueCase find_case(const std::vector<EpilogueCase>& cases, const std::string& name) {
-  for (const auto& c : cases) {
-    if (c.name == name) return c;
-  }
-  ADD_FAILURE() << "no catalog case " << name;
-  return {};
-}
-
 TEST_F(EpilogueEmitter, EverySeedEpilogueHasOneLoadPerUsedInputAndOneStorePerOutput) {
   for (const EpilogueCase& c : seed_epilogues()) {
     SCOPED_TRACE(c.name);
@@ -70,7 +62,7 @@ TEST_F(EpilogueEmitter, EverySeedEpilogueHasOneLoadPerUsedInputAndOneStorePerOut
 
 TEST_F(EpilogueEmitter, SeedReluAuxStoreComputesThroughTableFunctions) {
   detail::Problem p;
-  const std::string code = emit(find_case(seed_epilogues(), "relu_aux_store"), kF16, p);
+  const std::string code = emit(epilogue_case(seed_epilogues(), "relu_aux_store"), kF16, p);
   EXPECT_NE(code.find("epg_relu("), std::string::npos);
   EXPECT_NE(code.find("epg_mul("), std::string::npos);
   EXPECT_NE(code.find("epg_add("), std::string::npos);
@@ -81,7 +73,7 @@ TEST_F(EpilogueEmitter, SeedReluAuxStoreComputesThroughTableFunctions) {
 
 TEST_F(EpilogueEmitter, ReturnedAccumulatorIsStoredAsItIs) {
   detail::Problem p;
-  const std::string code = emit(find_case(seed_epilogues(), "relu_scale_return_acc"), kF16, p);
+  const std::string code = emit(epilogue_case(seed_epilogues(), "relu_scale_return_acc"), kF16, p);
   EXPECT_EQ(count(code, "template store<2>(acc);"), 1) << code;
   EXPECT_EQ(count(code, "template store<0>(acc);") + count(code, "template store<1>(acc);"), 0) << code;
   EXPECT_NE(code.find("kOutDType[3] = {kEpgF16, kEpgF16, kEpgF32}"), std::string::npos) << code;
@@ -109,13 +101,13 @@ TEST_F(EpilogueEmitter, EveryOpOfTheTableIsEmittedByTheCoverageSet) {
 
 TEST_F(EpilogueEmitter, EveryLoadKindAndDTypeReachesTheTraits) {
   detail::Problem p;
-  const std::string code = emit(find_case(coverage_epilogues(), "load_kinds"), kF16, p);
+  const std::string code = emit(epilogue_case(coverage_epilogues(), "load_kinds"), kF16, p);
   for (const char* kind : {"kEpgLoadScalarValue", "kEpgLoadScalarTensor", "kEpgLoadRow", "kEpgLoadColumn",
                            "kEpgLoadTile"}) {
     EXPECT_NE(code.find(kind), std::string::npos) << kind;
   }
   detail::Problem q;
-  const std::string dtypes = emit(find_case(coverage_epilogues(), "load_dtypes"), kF16, q);
+  const std::string dtypes = emit(epilogue_case(coverage_epilogues(), "load_dtypes"), kF16, q);
   EXPECT_NE(dtypes.find("kInDType[10] = {kEpgF32, kEpgTf32, kEpgF16, kEpgBf16, kEpgE4m3, kEpgE5m2, kEpgI8, kEpgU8, "
                         "kEpgI32, kEpgF64}"),
             std::string::npos)
@@ -124,7 +116,7 @@ TEST_F(EpilogueEmitter, EveryLoadKindAndDTypeReachesTheTraits) {
 
 TEST_F(EpilogueEmitter, ReductionsGoThroughReduceWithSlots) {
   detail::Problem p;
-  const std::string code = emit(find_case(coverage_epilogues(), "reductions"), kF16, p);
+  const std::string code = emit(epilogue_case(coverage_epilogues(), "reductions"), kF16, p);
   EXPECT_EQ(count(code, "ctx.template reduce<"), 5) << code;
   EXPECT_EQ(count(code, "ctx.template store<"), 1) << code;
   EXPECT_EQ(count(code, "visitor.template visit<"), 5) << code;
@@ -145,7 +137,7 @@ TEST_F(EpilogueEmitter, ReductionsGoThroughReduceWithSlots) {
 
 TEST_F(EpilogueEmitter, OmittedArgumentsTakeTheTableDefaults) {
   detail::Problem p;
-  emit(find_case(coverage_epilogues(), "activations"), kF16, p);
+  emit(epilogue_case(coverage_epilogues(), "activations"), kF16, p);
   // The front end writes defaults as constants; drop them to see the
   // generator fill them from the op table itself.
   ir::Dag dag = *p.dag;
@@ -165,7 +157,7 @@ TEST_F(EpilogueEmitter, OmittedArgumentsTakeTheTableDefaults) {
 TEST_F(EpilogueEmitter, NarrowComputeTypesRoundEveryValue) {
   detail::Problem p;
   const DTypeCombo f16_compute{"c16", DType::f16, DType::f16, DType::f32, DType::f16};
-  const std::string code = emit(find_case(seed_epilogues(), "relu_aux_store"), f16_compute, p);
+  const std::string code = emit(epilogue_case(seed_epilogues(), "relu_aux_store"), f16_compute, p);
   int locals = 0;
   for (const ir::Node& n : p.dag->nodes) locals += n.kind != ir::NodeKind::Store;
   EXPECT_EQ(count(code, "epg_round_to<kEpgF16>("), locals) << code;
@@ -173,7 +165,7 @@ TEST_F(EpilogueEmitter, NarrowComputeTypesRoundEveryValue) {
 
   detail::Problem q;
   const DTypeCombo f64{"f64", DType::f64, DType::f64, DType::f64, DType::f64};
-  const std::string wide = emit(find_case(seed_epilogues(), "relu_aux_store"), f64, q);
+  const std::string wide = emit(epilogue_case(seed_epilogues(), "relu_aux_store"), f64, q);
   EXPECT_NE(wide.find("using Compute = double;"), std::string::npos);
   EXPECT_NE(wide.find("using Acc = double;"), std::string::npos);
   EXPECT_EQ(count(wide, "epg_round_to<"), 0);
@@ -189,7 +181,7 @@ TEST_F(EpilogueEmitter, AccumulatorTypesMapToDeviceTypes) {
 
 TEST_F(EpilogueEmitter, UnboundDagIsRefusedWithAReason) {
   detail::Problem p;
-  emit(find_case(seed_epilogues(), "aux_normalize"), kF16, p);
+  emit(epilogue_case(seed_epilogues(), "aux_normalize"), kF16, p);
   ir::Dag raw = p.program->raw;
   const Status s = codegen::can_emit(raw, DType::f32, DType::f32);
   ASSERT_FALSE(s);
