@@ -151,12 +151,6 @@ void Event::reset() noexcept {
   event_ = nullptr;
 }
 
-bool stream_captures(const Driver& driver, CUstream stream) {
-  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
-  return capture != CU_STREAM_CAPTURE_STATUS_NONE;
-}
-
 void Event::record(CUstream stream) const { driver_->check(driver_->event_record(event_, stream), "recording an event"); }
 
 void Event::synchronize() const {
@@ -168,6 +162,12 @@ float Event::elapsed_ms(const Event& start, const Event& end) {
   start.driver_->check(start.driver_->event_elapsed_time(&ms, start.event_, end.event_),
                        "measuring the time between two events");
   return ms;
+}
+
+bool stream_captures(const Driver& driver, CUstream stream) {
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  driver.check(driver.stream_is_capturing(stream, &capture), "asking whether the stream captures a graph");
+  return capture != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 }  // namespace epigemm::runtime

@@ -115,6 +115,7 @@ std::string class_dtypes(Sm90OperandClass c) {
 /// that major, else K-major.
 struct OperandReading {
   Axes k_axes, mn_axes;
+  bool batched;  ///< a batch stride (else one matrix serves every batch)
   TmaFit k, mn;
   bool k_major = true;
   bool repack = false;
@@ -122,10 +123,9 @@ struct OperandReading {
 };
 
 OperandReading reading_of(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L) {
-  OperandReading r{is_b ? kBKMajor : kAKMajor, is_b ? kBNMajor : kAMMajor, {}, {}};
-  const bool batched = m.batch_stride != 0;
-  r.k = tma_fit(m, r.k_axes, L, batched);
-  r.mn = tma_fit(m, r.mn_axes, L, batched);
+  OperandReading r{is_b ? kBKMajor : kAKMajor, is_b ? kBNMajor : kAMMajor, m.batch_stride != 0, {}, {}};
+  r.k = tma_fit(m, r.k_axes, L, r.batched);
+  r.mn = tma_fit(m, r.mn_axes, L, r.batched);
   const bool transposes = operands == Sm90OperandClass::bits16;
   if (r.k.aligned) {
     r.k_major = true;
@@ -142,13 +142,12 @@ OperandReading reading_of(const MatrixOperand& m, bool is_b, Sm90OperandClass op
 void choose_major(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L, Sm90TmaView& view,
                   bool& is_k_major, Sm90Repack& repack) {
   const OperandReading r = reading_of(m, is_b, operands, L);
-  const bool batched = m.batch_stride != 0;
   is_k_major = r.k_major;
   repack = Sm90Repack{};
   if (r.repack) {
-    repacked_view(m, r.axes(), r.k_major, L, batched, view, repack);
+    repacked_view(m, r.axes(), r.k_major, L, r.batched, view, repack);
   } else {
-    view = tma_view(m, r.axes(), L, batched, r.k_major ? r.k : r.mn);
+    view = tma_view(m, r.axes(), L, r.batched, r.k_major ? r.k : r.mn);
   }
 }
 
@@ -396,14 +395,13 @@ std::string byte_size(std::uint64_t bytes) {
 std::string repack_note(const char* name, const MatrixOperand& m, bool is_b, const Sm90Repack& copy,
                         Sm90OperandClass operands, std::int64_t L) {
   const OperandReading r = reading_of(m, is_b, operands, L);
-  const bool batched = m.batch_stride != 0;
   std::string cause;
   if (!r.k.contiguous && !r.mn.contiguous) {
     cause = "it has no unit stride";
   } else if (!r.k.contiguous && operands != Sm90OperandClass::bits16) {
     cause = "the tensor cores read " + class_dtypes(operands) + " operands only K-major";
   } else {
-    cause = r.k.contiguous ? unfit_cause(r.k_axes, r.k, L, batched) : unfit_cause(r.mn_axes, r.mn, L, batched);
+    cause = r.k.contiguous ? unfit_cause(r.k_axes, r.k, L, r.batched) : unfit_cause(r.mn_axes, r.mn, L, r.batched);
   }
   return std::string(name) + " is copied before the GEMM into " + (r.axes().inner_is_cols ? "row" : "column") +
          "-major " + lines_of(r.axes()) + " " + std::to_string(copy.pitch * copy.element_bytes) + " bytes apart (" +
