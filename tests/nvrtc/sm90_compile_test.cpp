@@ -17,6 +17,7 @@
 #include "nvrtc/parallel_jobs.hpp"
 #include "providers/sm90/sm90_kernel_source.hpp"
 #include "providers/sm90/sm90_plan.hpp"
+#include "providers/sm90/sm90_repack.hpp"
 #include "runtime/nvrtc.hpp"
 
 namespace epigemm::testing {
@@ -87,6 +88,7 @@ Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCom
   job.source = detail::sm90_kernel_build(p, plan, config);
   // The unit names its template kernel where `epigemm emit --compile` reads it.
   EXPECT_EQ(codegen::instantiated_kernel(job.source.source), job.source.name_expression) << label;
+  EXPECT_EQ(job.source.source.find("operand_repack"), std::string::npos) << label << ": the repack kernel has its own module";
   return job;
 }
 
@@ -124,6 +126,21 @@ void expect_all_compile(std::vector<Sm90Job> jobs) {
   ASSERT_FALSE(jobs.empty());
   compile_all(jobs);
   for (const Sm90Job& job : jobs) EXPECT_TRUE(job.error.empty()) << job.label << ":\n" << job.error;
+}
+
+TEST(Sm90RepackCompile, TheRepackModuleForEveryOperandSize) {
+  // The repack kernel is a module of its own (not in the GEMM units), one
+  // per element size; the GEMM unit must not carry it.
+  std::vector<Sm90Job> jobs;
+  for (int bytes : {1, 2, 4}) {
+    Sm90Job job{"repack_" + std::to_string(bytes) + "byte", detail::sm90_repack_kernel_build(bytes), {}};
+    EXPECT_EQ(codegen::instantiated_kernel(job.source.source), job.source.name_expression) << job.label;
+    EXPECT_EQ(job.source.name_expression, "epg_sm90_repack_kernel<" + std::to_string(bytes) + ">");
+    jobs.push_back(std::move(job));
+  }
+  expect_all_compile(std::move(jobs));
+  EXPECT_NE(detail::sm90_repack_kernel_key(1), detail::sm90_repack_kernel_key(2));
+  EXPECT_THROW(detail::sm90_repack_kernel_build(8), Error);
 }
 
 class Sm90Compile : public ::testing::Test {

@@ -7,7 +7,6 @@
 #include "codegen/kernel_source.hpp"
 #include "ir/names.hpp"
 #include "ir/printer.hpp"
-#include "providers/sm90/sm90_repack.hpp"
 #include "support/hash.hpp"
 #include "support/text_writer.hpp"
 
@@ -110,13 +109,7 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
   out << "// The epilogue DAG:\n" << dag_comment(*p.dag) << "\n";
   out << "#include \"epilogue_params.cuh\"\n#include \"dtypes.cuh\"\n#include \"epilogue_ops.cuh\"\n\n";
   out << codegen::emit_epilogue(*p.dag, p.accumulator, p.compute) << "\n";
-  out << "#include \"sm90_fused_epilogue.cuh\"\n#include \"sm90_gemm.cuh\"\n#include \"operand_repack.cuh\"\n\n";
-  // Copies A and B into rows TMA can read, when they do not lie so.
-  out << "static_assert(kEpgRepackThreads == " << kSm90RepackThreads << " && kEpgRepackTile == " << kSm90RepackTile
-      << ", \"the host's repack block and tile differ from the kernel's\");\n";
-  out << "extern \"C\" __global__ void __launch_bounds__(kEpgRepackThreads) " << kSm90RepackKernel
-      << "(const __grid_constant__ EpgRepackArgs args) {\n"
-      << "  epg_repack_operands<" << size_bytes(p.A.dtype) << ">(args);\n}\n";
+  out << "#include \"sm90_fused_epilogue.cuh\"\n#include \"sm90_gemm.cuh\"\n\n";
   if (reduces(p)) {
     // The simt template's identity fill serves here too: same argument
     // record, same traits. It lets the GEMM (launched next as its

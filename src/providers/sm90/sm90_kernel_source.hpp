@@ -18,11 +18,6 @@ namespace epigemm::detail {
 /// simt kernels' argument record (EpgSimtArgs) and 256-thread blocks.
 inline constexpr const char kSm90FillKernel[] = "epg_sm90_fill_kernel";
 inline constexpr int kSm90FillThreads = 256;
-/// The entry point that repacks A and B when TMA cannot read them as they
-/// lie (extern "C"; in every sm90 module, so a repacked problem shares the
-/// module of its class). It takes EpgRepackArgs (Sm90RepackArgs) and
-/// kSm90RepackThreads-thread blocks.
-inline constexpr const char kSm90RepackKernel[] = "epg_sm90_repack_kernel";
 /// Threads of the GEMM kernel: one producer and two consumer warpgroups.
 inline constexpr int kSm90Threads = 384;
 

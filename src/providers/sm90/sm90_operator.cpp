@@ -125,8 +125,6 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
   Kernels k;
   k.gemm = loaded.function;
   k.shared_bytes = static_cast<unsigned>(config_.shared_bytes(static_cast<int>(size_bytes(plan.d_dtype))));
-  driver.check(driver.module_get_function(&k.repack, loaded.module, kSm90RepackKernel),
-               "finding the sm90 repack kernel");
   for (const EpilogueOperand& out : p.outputs) {
     if (ir::is_reduce_store(out.store_kind) && k.fill == nullptr) {
       driver.check(driver.module_get_function(&k.fill, loaded.module, kSm90FillKernel),
@@ -168,6 +166,14 @@ void Sm90Operator::compile(const Problem& p) {
   const runtime::Driver& driver = runtime::Driver::require();
   const runtime::ContextGuard guard(driver, p.device_index);
   kernels_for(p, plan);
+  if (sm90_repack_bytes(plan) > 0) repack_kernel(p);
+}
+
+CUfunction Sm90Operator::repack_kernel(const Problem& p) {
+  const int bytes = static_cast<int>(size_bytes(p.A.dtype));
+  return runtime::KernelLoader::instance()
+      .get(sm90_repack_kernel_key(bytes), p.device_index, [bytes]() { return sm90_repack_kernel_build(bytes); })
+      .function;
 }
 
 const Sm90Operator::StreamKSpace* Sm90Operator::stream_k_workspace(const runtime::Driver& driver, int device,
@@ -230,7 +236,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
     void* repack_params[] = {&repack};
     config.grid = {blocks, 1, 1};
     config.block = {static_cast<unsigned>(kSm90RepackThreads), 1, 1};
-    driver.launch(k.repack, config, repack_params);
+    driver.launch(repack_kernel(p), config, repack_params);
   }
 
   Sm90Maps maps;

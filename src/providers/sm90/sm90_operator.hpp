@@ -57,12 +57,10 @@ class Sm90Operator final : public OperatorImpl {
 
  private:
   /// One loaded problem class: the GEMM, the identity fill (null when the
-  /// epilogue does not reduce), the repack kernel and the most CTAs that are
-  /// resident at once.
+  /// epilogue does not reduce) and the most CTAs that are resident at once.
   struct Kernels {
     CUfunction gemm = nullptr;
     CUfunction fill = nullptr;
-    CUfunction repack = nullptr;
     unsigned max_ctas = 0;
     unsigned shared_bytes = 0;
   };
@@ -71,6 +69,8 @@ class Sm90Operator final : public OperatorImpl {
   std::uint64_t key_of(const Problem& problem, const Sm90Plan& plan) const noexcept;
   Kernels kernels_for(const Problem& problem, const Sm90Plan& plan);
   Kernels load(const Problem& problem, const Sm90Plan& plan, std::uint64_t key);
+  /// The repack kernel for the problem's operand size (sm90_repack_kernel_build).
+  CUfunction repack_kernel(const Problem& problem);
   /// Stream-K's workspace on one stream: its flags (zeroed when created) and
   /// partial sums, in one buffer.
   struct StreamKSpace {

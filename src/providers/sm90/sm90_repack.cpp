@@ -1,10 +1,15 @@
-// The sm90 operator's repack step: argument record, grid, and workspace.
+// The sm90 operator's repack step: kernel source, argument record, grid,
+// and workspace.
 #include "providers/sm90/sm90_repack.hpp"
 
 #include <algorithm>
 #include <string>
 
+#include "codegen/embedded_kernels.hpp"
+#include "codegen/kernel_source.hpp"
 #include "epigemm/error.hpp"
+#include "support/hash.hpp"
+#include "support/text_writer.hpp"
 
 namespace epigemm::detail {
 namespace {
@@ -43,6 +48,35 @@ Sm90RepackOperandArgs operand_args(const Sm90Repack& r, void* workspace) {
 }
 
 }  // namespace
+
+runtime::KernelSource sm90_repack_kernel_build(int element_bytes) {
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4) {
+    throw Error(ErrorKind::Internal, "no repack kernel for " + std::to_string(element_bytes) + "-byte elements");
+  }
+  const std::string name = "epg_sm90_repack_kernel<" + std::to_string(element_bytes) + ">";
+  TextWriter out;
+  out << "// epigemm sm90 operand repack: " << element_bytes << "-byte elements into 128-byte-aligned rows.\n"
+      << "#include \"operand_repack.cuh\"\n\n"
+      << "static_assert(kEpgRepackThreads == " << kSm90RepackThreads << " && kEpgRepackTile == " << kSm90RepackTile
+      << ", \"the host's repack block and tile differ from the kernel's\");\n"
+      << "template <int kBytes>\n"
+      << "__global__ void __launch_bounds__(kEpgRepackThreads) epg_sm90_repack_kernel(const __grid_constant__ "
+         "EpgRepackArgs args) {\n"
+      << "  epg_repack_operands<kBytes>(args);\n}\n\n"
+      << codegen::kInstantiatedKernelComment << name << "\n";
+  runtime::KernelSource source;
+  source.source = out.str();
+  source.name_expression = name;
+  source.arch = runtime::arch_name(90);
+  source.options = {"-std=c++17"};
+  source.headers = codegen::embedded_kernel_files();
+  source.file_name = "epigemm_sm90_repack_" + std::to_string(element_bytes) + "byte.cu";
+  return source;
+}
+
+std::uint64_t sm90_repack_kernel_key(int element_bytes) noexcept {
+  return hash_combine(fnv1a64("sm90_repack"), static_cast<std::uint64_t>(element_bytes));
+}
 
 Sm90RepackArgs sm90_repack_args(const Sm90Plan& plan, void* workspace, unsigned& blocks) noexcept {
   Sm90RepackArgs args;

@@ -1,5 +1,6 @@
 // The repack step of the sm90 operator (kernels/operand_repack.cuh): its
-// argument record and grid for a plan, and the workspace the copies go to.
+// kernel's source, its argument record and grid for a plan, and the
+// workspace the copies go to.
 // The workspace is one buffer per device and stream, grown when a launch
 // needs more (after the stream's earlier work has finished with the old
 // one), so a warm launch allocates nothing; a launch on a stream that
@@ -16,6 +17,7 @@
 
 #include "providers/sm90/sm90_plan.hpp"
 #include "runtime/cuda_objects.hpp"
+#include "runtime/kernel_cache.hpp"
 
 namespace epigemm::detail {
 
@@ -38,10 +40,19 @@ static_assert(sizeof(Sm90RepackOperandArgs) == 96 && sizeof(Sm90RepackArgs) == 1
               "Sm90RepackArgs must match EpgRepackArgs");
 
 /// Threads per block of the repack kernel (kEpgRepackThreads), and the
-/// elements per side of its shared-memory tiles (kEpgRepackTile); each
-/// generated module asserts that the kernel's agree.
+/// elements per side of its shared-memory tiles (kEpgRepackTile); the
+/// kernel's unit asserts that the kernel's agree.
 inline constexpr int kSm90RepackThreads = 256;
 inline constexpr int kSm90RepackTile = 64;
+
+/// The repack kernel for operands of `element_bytes` (1, 2 or 4) bytes: a
+/// module of its own, shared by every GEMM whose operands have that size
+/// and built the first time one is repacked, so that the GEMM modules (most
+/// of which never repack) do not compile it. It takes EpgRepackArgs
+/// (Sm90RepackArgs) and kSm90RepackThreads-thread blocks.
+runtime::KernelSource sm90_repack_kernel_build(int element_bytes);
+/// Its KernelLoader key.
+std::uint64_t sm90_repack_kernel_key(int element_bytes) noexcept;
 
 /// The repack kernel's argument for `plan` with the workspace at
 /// `workspace` (A's copy first, then B's); the grid is `blocks` blocks.
