@@ -132,8 +132,11 @@ EPILOGUES = [
              lambda M, N: {"D": (torch.bfloat16, (M, N))}),
 ]
 
-SHAPES = [(4096, 4096, 4096), (1024, 1024, 1024), (128, 8192, 8192), (16, 8192, 8192), (4096, 4096, 512)]
-QUICK_SHAPES = [(1024, 1024, 1024), (128, 8192, 8192)]
+# (M, N, K, B layout): "row" is B (K, N) row-major; "col" is B = W.t() for a
+# row-major W (N, K), an nn.Linear weight, as in LLM inference.
+SHAPES = [(4096, 4096, 4096, "row"), (1024, 1024, 1024, "row"), (128, 8192, 8192, "row"), (16, 8192, 8192, "row"),
+          (4096, 4096, 512, "row"), (128, 8192, 8192, "col"), (16, 8192, 8192, "col")]
+QUICK_SHAPES = [(1024, 1024, 1024, "row"), (128, 8192, 8192, "col")]
 MODES = ["eager", "compile", "max-autotune"]
 # torch.compile's mode for each compiled path (no CUDA graphs: every path is
 # timed as one launch sequence between two events, as a user's stream runs it).
@@ -243,10 +246,13 @@ def worst_error(outputs, refs, epi):
 
 
 def run_row(shape, epi, modes, flush, budget_s, row_tag):
-    M, N, K = shape
+    M, N, K, b_layout = shape
     torch.manual_seed(hash((shape, epi.label)) & 0xFFFF)
     A = torch.rand(M, K, device="cuda", dtype=torch.bfloat16) * 2 - 1
-    B = torch.rand(K, N, device="cuda", dtype=torch.bfloat16) * 2 - 1
+    if b_layout == "col":
+        B = (torch.rand(N, K, device="cuda", dtype=torch.bfloat16) * 2 - 1).t()
+    else:
+        B = torch.rand(K, N, device="cuda", dtype=torch.bfloat16) * 2 - 1
     inputs = epi.inputs(M, N, K)
     out_specs = epi.outputs(M, N)
     outputs = {n: torch.empty(s, device="cuda", dtype=d) for n, (d, s) in out_specs.items()}
@@ -306,15 +312,15 @@ def fmt_s(v):
 
 
 def table(rows, modes):
-    head = (["shape", "epilogue", "epigemm operator", "epigemm ms"] + [f"{m} ms" for m in modes]
+    head = (["shape", "B", "epilogue", "epigemm operator", "epigemm ms"] + [f"{m} ms" for m in modes]
             + [f"{m} / epigemm" for m in modes] + ["epigemm first call s"] + [f"{m} first call s" for m in modes if m != "eager"]
             + ["host us per call (epigemm / " + " / ".join(modes) + ")"]
             + ["worst rel. error (epigemm / " + " / ".join(modes) + ")", "check"])
-    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" if i < 3 else "---:" for i in range(len(head) - 3)) + " | --- | --- | --- |"]
+    lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" if i < 4 else "---:" for i in range(len(head) - 3)) + " | --- | --- | --- |"]
     for r in rows:
-        M, N, K = r["shape"]
+        M, N, K, b_layout = r["shape"]
         ours = r["ms"].get("epigemm")
-        cells = [f"{M}x{N}x{K}", r["epilogue"], r["operator"], fmt_ms(ours)]
+        cells = [f"{M}x{N}x{K}", b_layout, r["epilogue"], r["operator"], fmt_ms(ours)]
         cells += [fmt_ms(r["ms"].get(m)) for m in modes]
         cells += ["-" if r["ms"].get(m) is None else f"{r['ms'][m] / ours:.2f}" for m in modes]
         cells += [fmt_s(r["first_s"].get("epigemm"))] + [fmt_s(r["first_s"].get(m)) for m in modes if m != "eager"]
@@ -348,10 +354,11 @@ def write_report(path, rows, modes, warmup, command, budget_s):
 - commit: {commit_text()}
 - command: `{command}`
 
-bf16 A (M x K, row-major) and B (K x N, row-major), f32 accumulation; D and F
-bf16, but e4m3 for `acc*s->e4m3+amax`. Each PyTorch path runs the epilogue as
-PyTorch spells it (`bench/torch_compare.py`), epigemm as a Python function
-(the same file).
+bf16 A (M x K, row-major) and B (K x N), f32 accumulation; D and F bf16, but
+e4m3 for `acc*s->e4m3+amax`. B is row-major ("row") or the transpose of a
+row-major (N x K) weight ("col", as `x @ W.t()` in an nn.Linear). Each
+PyTorch path runs the epilogue as PyTorch spells it (`bench/torch_compare.py`),
+epigemm as a Python function (the same file).
 
 - **eager**: `A @ B` (cuBLAS, bf16 result), then one kernel per elementwise op.
 - **compile**: `torch.compile(fn, dynamic=False, fullgraph=True)`, inductor's
@@ -391,15 +398,19 @@ under 2e-2, e4m3 under 1e-1. epigemm's outputs are poisoned before its first run
 
 
 def parse_shape(text):
-    M, N, K = (int(v) for v in text.lower().split("x"))
-    return M, N, K
+    """MxNxK, or MxNxK:col for a column-major B."""
+    extents, _, layout = text.lower().partition(":")
+    M, N, K = (int(v) for v in extents.split("x"))
+    if layout not in ("", "row", "col"):
+        raise ValueError(f"B layout {layout!r} in {text!r} is neither row nor col")
+    return M, N, K, layout or "row"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="two shapes, shorter timing")
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ",".join(MODES))
-    parser.add_argument("--shapes", default="", help="comma-separated MxNxK (default: the suite's)")
+    parser.add_argument("--shapes", default="", help="comma-separated MxNxK[:col] (default: the suite's)")
     parser.add_argument("--epilogues", default="", help="comma-separated substrings of the epilogue labels")
     parser.add_argument("--budget", type=float, default=0.0, help="seconds of timing per row")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "TORCH.md"))
