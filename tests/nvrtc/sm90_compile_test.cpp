@@ -2,8 +2,8 @@
 // epilogue) for sm_90a: every seed epilogue, epilogues covering every op,
 // load/store kind and epilogue dtype, every tile configuration, operand
 // majors, fp8, tf32 and int8 operands, fp8 and integer D and the
-// accumulator/compute variants, and whole-output reductions on every
-// configuration. No GPU
+// accumulator/compute variants, whole-output reductions on every
+// configuration, and the operand repack module. No GPU
 // needed; any compile error or warning fails, and so does ptxas serializing
 // wgmmas. Compiles run on parallel threads.
 #include <gtest/gtest.h>
