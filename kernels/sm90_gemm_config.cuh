@@ -114,10 +114,12 @@ __host__ __device__ constexpr int chunk_cols(int cols, int width) { return width
 /// A, K a multiple of kBK), B's by one such box when K-major (its rows cut
 /// to N's like A's to M's), else by one box of kKGroup * kBK rows per
 /// 64-column chunk; 1x1 clusters: fewer and larger loads, which streams a
-/// skinny problem's weights faster.
+/// skinny problem's weights faster;
+/// kCutsTiles: false leaves stream-K's code out of a tile that could cut
+/// (GemmParams::sk_tiles is then ignored): a quarter less code for ptxas.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
-          int kPromoteKBlocks_ = 0, int kKGroup_ = 1>
+          int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kCutsTiles_ = true>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -133,9 +135,9 @@ struct GemmConfig {
   static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
   static constexpr int kKGroup = kKGroup_;
   /// Whether tiles may be cut along K (stream-K, GemmParams::sk_tiles): the
-  /// pingpong tiles with one k-block per stage; the others ignore sk_tiles,
-  /// so their code stays that of whole tiles.
-  static constexpr bool kStreamK = kPingpong && kKGroup == 1;
+  /// pingpong tiles with one k-block per stage, unless kCutsTiles is false;
+  /// the others ignore sk_tiles, so their code stays that of whole tiles.
+  static constexpr bool kStreamK = kPingpong && kKGroup == 1 && kCutsTiles_;
 
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));

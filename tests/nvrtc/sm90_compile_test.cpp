@@ -60,7 +60,8 @@ Sm90TileConfig config_at(Sm90OperandClass operands, std::size_t i) {
 /// `adjust` (if any) may rebind the epilogue's operands before the analysis.
 Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCombo& combo, const Sm90TileConfig& config,
                  bool a_k_major, bool b_k_major, std::mt19937& rng,
-                 const std::function<void(HostCatalogProblem&)>& adjust = nullptr, std::int64_t k = kK) {
+                 const std::function<void(HostCatalogProblem&)>& adjust = nullptr, std::int64_t k = kK,
+                 bool stream_k_code = true) {
   HostCatalogProblem hp(c, combo, kL, kM, kN, k, rng);
   if (adjust) adjust(hp);
   // A (L, M, K): K-major = row-major; B (L, K, N): K-major = column-major.
@@ -85,6 +86,7 @@ Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCom
   }
   EXPECT_EQ(plan.a_k_major, a_k_major) << label;
   EXPECT_EQ(plan.b_k_major, b_k_major) << label;
+  plan.stream_k_code = stream_k_code;
   job.source = detail::sm90_kernel_build(p, plan, config);
   // The unit names its template kernel where `epigemm emit --compile` reads it.
   EXPECT_EQ(codegen::instantiated_kernel(job.source.source), job.source.name_expression) << label;
@@ -594,6 +596,27 @@ TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
     jobs.push_back(make_job(combo.name, wholes, combo, config_at(Sm90OperandClass::bits16, 2), true, false, rng));
     jobs.push_back(make_job(combo.name + "_pingpong", mixed, combo, config_at(Sm90OperandClass::bits16, 8), true,
                             false, rng));
+  }
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, PingpongTilesWithoutStreamKCode) {
+  // The kernels of problems whose tiles are never cut leave stream-K's code
+  // out (sm90_stream_k_code): every 1x1 pingpong tile, with a staged input
+  // and output and with whole-output reductions.
+  const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  std::vector<Sm90Job> jobs;
+  for (const Sm90TileConfig& config : plain_tile_configs()) {
+    if (!config.pingpong || config.cluster_m != 1) continue;
+    const bool bits16 = config.operands == Sm90OperandClass::bits16;
+    const DTypeCombo combo = bits16 ? bf16 : DTypeCombo{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
+    if (!bits16 && config.operands != Sm90OperandClass::fp8) continue;
+    for (const EpilogueCase* c : {&staged, &reductions}) {
+      jobs.push_back(make_job("no_stream_k_" + c->name, *c, combo, config, true, !bits16, rng, nullptr, kK, false));
+      EXPECT_NE(jobs.back().source.name_expression.find(", 1, false>"), std::string::npos) << jobs.back().label;
+    }
   }
   expect_all_compile(std::move(jobs));
 }

@@ -57,6 +57,11 @@ bool reduces(const Problem& p) {
   return false;
 }
 
+/// A tile that could cut along K whose kernel leaves stream-K's code out.
+bool without_stream_k(const Sm90Plan& plan, const Sm90TileConfig& c) {
+  return c.pingpong && c.k_group == 1 && !plan.stream_k_code;
+}
+
 /// The kernel's GemmConfig type.
 std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
   TextWriter out;
@@ -64,7 +69,11 @@ std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90T
       << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", " << major(plan.b_k_major) << ", " << c.bm
       << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", " << c.epilogue_slots(d_bytes(plan)) << ", "
       << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
-  if (c.k_group > 1) out << ", " << c.k_group;
+  if (without_stream_k(plan, c)) {
+    out << ", " << c.k_group << ", false";
+  } else if (c.k_group > 1) {
+    out << ", " << c.k_group;
+  }
   out << ">";
   return out.str();
 }
@@ -97,6 +106,7 @@ std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90
   key = hash_combine(key, plan.unit_outputs);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
+  key = hash_combine(key, without_stream_k(plan, config) ? 1 : 0);
   return hash_combine(key, plan.d_by_threads ? 1 : 0);
 }
 

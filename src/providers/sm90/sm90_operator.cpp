@@ -69,10 +69,15 @@ Status Sm90Operator::supports(const Problem& p) const {
   return check_device(p);
 }
 
-std::string Sm90Operator::generated_source(const Problem& p) const {
+Sm90Plan Sm90Operator::launch_plan(const Problem& p) const {
   Sm90Plan plan;
   if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, metadata().name + ": " + s.reason());
-  return sm90_kernel_source(p, plan, config_);
+  plan.stream_k_code = sm90_stream_k_code(config_, p, sm_count_of(p.device_index));
+  return plan;
+}
+
+std::string Sm90Operator::generated_source(const Problem& p) const {
+  return sm90_kernel_source(p, launch_plan(p), config_);
 }
 
 std::vector<std::string> Sm90Operator::plan_notes(const Problem& p) const {
@@ -161,8 +166,7 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
 }
 
 void Sm90Operator::compile(const Problem& p) {
-  Sm90Plan plan;
-  if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, s.reason());
+  const Sm90Plan plan = launch_plan(p);
   const runtime::Driver& driver = runtime::Driver::require();
   const runtime::ContextGuard guard(driver, p.device_index);
   kernels_for(p, plan);
@@ -209,8 +213,7 @@ Sm90Operator::IdentityCounter* Sm90Operator::identity_counter(const runtime::Dri
 }
 
 void Sm90Operator::run(const Problem& p, void* stream) {
-  Sm90Plan plan;
-  if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, s.reason());
+  Sm90Plan plan = launch_plan(p);
   const runtime::Driver& driver = runtime::Driver::require();
   const int device = p.device_index;
   // NOTE: with the device's primary context current (the usual case) the
@@ -273,7 +276,8 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   const std::int64_t cm = config_.cluster_m;
   const std::int64_t cluster_tiles = sm90_cluster_tiles(config_, p.M, p.N, p.L);
   const std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
-  const std::int64_t sk_tiles = sm90_stream_k_tiles(config_, cluster_tiles, ceil_div(p.K, config_.bk()), ctas / cm);
+  const std::int64_t sk_tiles =
+      plan.stream_k_code ? sm90_stream_k_tiles(config_, cluster_tiles, ceil_div(p.K, config_.bk()), ctas / cm) : 0;
   if (sk_tiles > 0) {
     if (const StreamKSpace* space = stream_k_workspace(driver, device, config.stream)) {
       gemm.sk_tiles = static_cast<int>(sk_tiles);

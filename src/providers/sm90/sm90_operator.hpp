@@ -66,6 +66,9 @@ class Sm90Operator final : public OperatorImpl {
   };
 
   Status check_device(const Problem& problem) const;
+  /// The problem's plan (make_sm90_plan; throws Error(Unsupported) with its
+  /// reason) with stream_k_code set for the problem's device.
+  Sm90Plan launch_plan(const Problem& problem) const;
   std::uint64_t key_of(const Problem& problem, const Sm90Plan& plan) const noexcept;
   Kernels kernels_for(const Problem& problem, const Sm90Plan& plan);
   Kernels load(const Problem& problem, const Sm90Plan& plan, std::uint64_t key);

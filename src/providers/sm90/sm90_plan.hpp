@@ -93,6 +93,9 @@ struct Sm90Plan {
   /// write their identity itself rather than a fill kernel before it.
   std::int64_t reduce_elements = 0;
   bool gemm_writes_identity = false;
+  /// The kernel carries stream-K's code (sm90_stream_k_code); the operator
+  /// sets it for the device. False only matters on tiles that could cut.
+  bool stream_k_code = true;
 };
 
 /// Reduce-output elements up to which the GEMM writes their identity itself,

@@ -311,6 +311,14 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, st
   return cut_time < 2.0 ? rest + slots : 0;
 }
 
+bool sm90_stream_k_code(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
+  if (!c.pingpong || c.k_group > 1) return false;
+  if (c.cluster_m > 1) return true;
+  const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
+  const std::int64_t slots = std::min<std::int64_t>(std::max(sm_count, 1), tiles);
+  return sm90_stream_k_tiles(c, tiles, ceil_div(p.K, c.bk()), slots) > 0;
+}
+
 double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count) {
   const int sms = std::max(sm_count, c.cluster_m);
   const std::int64_t cluster_tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "api/problem.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
 #include "sm90_work_list.cuh"
 
@@ -41,6 +42,31 @@ TEST(Sm90StreamK, CutsTheLastPartialWaveAndOneFullWaveWhenTheLastWaveIsNearlyEmp
   Sm90TileConfig cooperative = c;
   cooperative.pingpong = false;
   EXPECT_EQ(detail::sm90_stream_k_tiles(cooperative, 1024, 64, 132), 0);
+}
+
+TEST(Sm90StreamK, KernelsCarryStreamKCodeOnlyWhereTilesMayBeCut) {
+  const Sm90TileConfig c = pingpong_128x128();
+  const auto problem = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    detail::Problem p;
+    p.M = m;
+    p.N = n;
+    p.K = k;
+    return p;
+  };
+  EXPECT_TRUE(detail::sm90_stream_k_code(c, problem(8192, 8192, 8192), 132));
+  EXPECT_TRUE(detail::sm90_stream_k_code(c, problem(4096, 14336, 4096), 132));
+  EXPECT_FALSE(detail::sm90_stream_k_code(c, problem(4096, 4096, 4096), 132));
+  EXPECT_FALSE(detail::sm90_stream_k_code(c, problem(1024, 1024, 1024), 132));
+  // On 128 SMs 8192^3's 4096 tiles fill whole waves.
+  EXPECT_FALSE(detail::sm90_stream_k_code(c, problem(8192, 8192, 8192), 128));
+  // A 2x1 cluster's CTA count comes from the loaded kernel: it always carries the code.
+  Sm90TileConfig clustered = c;
+  clustered.cluster_m = 2;
+  EXPECT_TRUE(detail::sm90_stream_k_code(clustered, problem(1024, 1024, 1024), 132));
+  // Tiles that never cut have no stream-K code to leave out.
+  Sm90TileConfig cooperative = c;
+  cooperative.pingpong = false;
+  EXPECT_FALSE(detail::sm90_stream_k_code(cooperative, problem(8192, 8192, 8192), 132));
 }
 
 /// Every item of every slot, checked against the rules the kernel relies on.
