@@ -59,7 +59,7 @@ bool reduces(const Problem& p) {
 
 /// A tile that could cut along K whose kernel leaves stream-K's code out.
 bool without_stream_k(const Sm90Plan& plan, const Sm90TileConfig& c) {
-  return c.pingpong && c.k_group == 1 && !plan.stream_k_code;
+  return c.may_cut_along_k() && !plan.stream_k_code;
 }
 
 /// The kernel's GemmConfig type.

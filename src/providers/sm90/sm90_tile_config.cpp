@@ -301,7 +301,7 @@ std::int64_t sm90_cluster_tiles(const Sm90TileConfig& c, std::int64_t M, std::in
 
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept {
-  if (!c.pingpong || c.k_group > 1 || slots < 1 || k_blocks < 1 || tiles < 2 * slots) return 0;
+  if (!c.may_cut_along_k() || slots < 1 || k_blocks < 1 || tiles < 2 * slots) return 0;
   const std::int64_t rest = tiles % slots;
   if (rest == 0) return 0;
   // The cut ranges (1 + rest / slots tiles each, computed slower) against
@@ -312,7 +312,7 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, st
 }
 
 bool sm90_stream_k_code(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
-  if (!c.pingpong || c.k_group > 1) return false;
+  if (!c.may_cut_along_k()) return false;
   if (c.cluster_m > 1) return true;
   const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   const std::int64_t slots = std::min<std::int64_t>(std::max(sm_count, 1), tiles);

@@ -44,6 +44,10 @@ struct Sm90TileConfig {
   int operand_bytes() const noexcept;
   /// K per pipeline stage: one 128-byte swizzle row.
   int bk() const noexcept { return 128 / operand_bytes(); }
+  /// Whether stream-K may cut this tile's problems along K (the kernel's
+  /// Cfg::kStreamK, unless its kernel leaves the code out): pingpong tiles
+  /// with one k-block per stage.
+  bool may_cut_along_k() const noexcept { return pingpong && k_group == 1; }
   /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
   /// or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }
