@@ -382,7 +382,11 @@ plain GEMM, {warmup['epigemm']:.2f} s; torch.compile: a pointwise function,
 in an empty directory. epigemm compiles a kernel per epilogue and tile
 configuration, not per shape: a row that reuses an earlier row's kernel pays
 only the operator choice and the launch. torch.compile with static shapes
-compiles every shape anew.
+compiles every shape anew. First calls also depend on the machine's file
+cache: NVRTC and Triton's compiler run from large libraries, which the first
+compiles after a machine starts read from disk (on the H200 machine, epigemm's
+4096^3 alpha*acc+beta*C kernel took 0.75 s on a fresh machine, 0.10 s on one
+that had compiled before).
 
 Check: every output of every path against a float64 reference (the epigemm
 function on float64 operands) by ||out - ref|| / ||ref||; bf16 outputs pass
