@@ -541,7 +541,8 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 /// it is consumed (shifted down one chunk at a time). `staging` holds
 /// kEpiSlots chunks of 64 rows x kChunkRowBytes; a chunk is swizzled like the
 /// D tensor map (Cfg::staged_offset), which also keeps the staging stores free
-/// of bank conflicts. Tiles wholly inside D skip the bounds checks. Only
+/// of bank conflicts. Tiles wholly inside D skip the bounds checks (and a
+/// kernel without edge tiles, Cfg::kEdgeTiles, has no checked copy). Only
 /// thread 0 issues, commits and waits for TMA stores. With a staged input
 /// (StagesInput<Epi>), the slots already hold it once phase `staged_parity`
 /// of `staged_bar` completes (load_staged_input). With a staged output
@@ -574,8 +575,8 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
   const int M = p.M, N = p.N;
   // TMA stores write whole 16-byte units: a chunk that straddles a ragged N
   // edge is written by the threads instead (see copy_ragged_chunk).
-  const bool ragged_n = (N * Cfg::kOutBytes) % 16 != 0;
-  const bool inside = m_base + 64 <= M && n_base + Cfg::kWgN <= N;
+  const bool ragged_n = Cfg::kEdgeTiles && (N * Cfg::kOutBytes) % 16 != 0;
+  const bool inside = !Cfg::kEdgeTiles || (m_base + 64 <= M && n_base + Cfg::kWgN <= N);
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = m_base + 16 * warp + lane / 4;
   const ChunkPlaces<Cfg> places(warp, lane);
@@ -620,7 +621,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
     if (inside)
       stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
                                                     places, chunk_aux);
-    else
+    else if constexpr (Cfg::kEdgeTiles)
       stage_chunk<true, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
                                                    places, chunk_aux);
     tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);

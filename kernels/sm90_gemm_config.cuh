@@ -116,10 +116,13 @@ __host__ __device__ constexpr int chunk_cols(int cols, int width) { return width
 /// 64-column chunk; 1x1 clusters: fewer and larger loads, which streams a
 /// skinny problem's weights faster;
 /// kCutsTiles: false leaves stream-K's code out of a tile that could cut
-/// (GemmParams::sk_tiles is then ignored): a quarter less code for ptxas.
+/// (GemmParams::sk_tiles is then ignored): a quarter less code for ptxas;
+/// kEdgeTiles: false for problems whose M and N are multiples of kBM and kBN
+/// (the host's promise): the epilogue is compiled once, without its
+/// bounds-checked copy for tiles that cross M or N, a quarter less to compile.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
-          int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kCutsTiles_ = true>
+          int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kCutsTiles_ = true, bool kEdgeTiles_ = true>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -138,6 +141,8 @@ struct GemmConfig {
   /// pingpong tiles with one k-block per stage, unless kCutsTiles is false;
   /// the others ignore sk_tiles, so their code stays that of whole tiles.
   static constexpr bool kStreamK = kPingpong && kKGroup == 1 && kCutsTiles_;
+  /// Whether some tile may cross M or N (see kEdgeTiles_ above).
+  static constexpr bool kEdgeTiles = kEdgeTiles_;
 
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));

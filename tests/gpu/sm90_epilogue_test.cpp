@@ -3,7 +3,8 @@
 // (rows, columns, everything; negatives and NaN), several outputs, the
 // accumulator returned as it is, every A/B dtype, major, accumulator and
 // compute type the kernel takes, every D dtype (fp8 D with its amax), and
-// the approximate f32 functions far into their tails.
+// the approximate f32 functions far into their tails; and problems of whole
+// tiles, whose kernels leave the bounds-checked epilogue out.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -46,6 +47,21 @@ TEST_F(Sm90Epilogue, ReductionsOverRowsColumnsAndEverythingOnEveryTile) {
   for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
     SCOPED_TRACE("tile " + config.shape_name());
     run_case(reductions, kF16, 3, 331, 283, 19, true, false, pin_config(config));
+  }
+}
+
+TEST_F(Sm90Epilogue, ProblemsOfWholeTilesOnEveryTile) {
+  // M and N multiples of the tile's: kernels without the bounds-checked copy
+  // of the epilogue (sm90_edge_tiles), with a staged input and output, row
+  // and column vectors, and reductions of every kind.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const EpilogueCase cases[] = {epilogue_case(seed_epilogues(), "relu_aux_store"),
+                                epilogue_case(seed_epilogues(), "bias_add"),
+                                epilogue_case(coverage_epilogues(), "reductions")};
+  for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+    SCOPED_TRACE("tile " + config.shape_name());
+    for (const EpilogueCase& c : cases)
+      run_case(c, kF16, 2, 2 * config.bm, 2 * config.bn, 48, true, false, pin_config(config));
   }
 }
 

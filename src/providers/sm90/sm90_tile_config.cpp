@@ -319,6 +319,10 @@ bool sm90_stream_k_code(const Sm90TileConfig& c, const Problem& p, int sm_count)
   return sm90_stream_k_tiles(c, tiles, ceil_div(p.K, c.bk()), slots) > 0;
 }
 
+bool sm90_edge_tiles(const Sm90TileConfig& c, const Problem& p) noexcept {
+  return p.M % c.bm != 0 || p.N % c.bn != 0;
+}
+
 double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count) {
   const int sms = std::max(sm_count, c.cluster_m);
   const std::int64_t cluster_tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);

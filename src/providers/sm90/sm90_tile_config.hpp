@@ -106,6 +106,13 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tile
 /// that do and do not cut then use two kernels.
 bool sm90_stream_k_code(const Sm90TileConfig& config, const Problem& problem, int sm_count) noexcept;
 
+/// Whether some tile of `config` crosses M or N of `problem` (M or N not a
+/// multiple of the tile's). The kernel of a problem without such tiles
+/// compiles its epilogue once, without the bounds-checked copy (0.65 -> 0.45
+/// s for the 128x128 pingpong unit of relu+F); problems of one epilogue and
+/// tile with and without them then use two kernels.
+bool sm90_edge_tiles(const Sm90TileConfig& config, const Problem& problem) noexcept;
+
 /// Largest dynamic shared memory of one sm_90 block (227 KB).
 inline constexpr int kSm90MaxSharedBytes = 232448;
 /// Static shared memory of a kernel whose epilogue has whole-output

@@ -583,8 +583,12 @@ TEST(Sm90KernelKey, IsSharedExactlyByProblemsOfOneKernelName) {
     for (const auto& hp : problems) {
       Sm90Plan plan;
       ASSERT_TRUE(hp->plan(config, plan));
-      kernels.emplace_back(detail::sm90_kernel_name(hp->problem, plan, config),
-                           detail::sm90_kernel_key(hp->problem, plan, config));
+      // Each also as the kernel of a problem without edge tiles.
+      for (const bool edge_tiles : {true, false}) {
+        plan.edge_tiles = edge_tiles;
+        kernels.emplace_back(detail::sm90_kernel_name(hp->problem, plan, config),
+                             detail::sm90_kernel_key(hp->problem, plan, config));
+      }
     }
   }
   std::set<std::string> names;
@@ -596,6 +600,28 @@ TEST(Sm90KernelKey, IsSharedExactlyByProblemsOfOneKernelName) {
           << kernels[i].first << "\n" << kernels[j].first;
     }
   }
+}
+
+TEST(Sm90Plan, KernelsOfProblemsWithoutEdgeTilesLeaveTheBoundsCheckedEpilogueOut) {
+  const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
+  const Sm90TileConfig skinny{64, 128, 1, 8, Sm90OperandClass::bits16};
+  const auto edge_tiles = [](const Sm90TileConfig& config, std::int64_t m, std::int64_t n) {
+    Sm90Plan plan;
+    EXPECT_TRUE(HostProblem(DType::bf16, {m, 64}, {}, {64, n}, {}, DType::bf16).plan(config, plan));
+    return plan.edge_tiles;
+  };
+  EXPECT_FALSE(edge_tiles(pingpong, 256, 384));
+  EXPECT_TRUE(edge_tiles(pingpong, 192, 384));  // M not a multiple of 128
+  EXPECT_TRUE(edge_tiles(pingpong, 256, 320));  // N not a multiple of 128
+  EXPECT_FALSE(edge_tiles(skinny, 192, 256));
+  EXPECT_TRUE(edge_tiles(skinny, 16, 256));
+  // The kernel's name says so: GemmConfig's last argument, after k_group and kCutsTiles.
+  Sm90Plan plan;
+  const HostProblem whole(DType::bf16, {256, 64}, {}, {64, 384}, {}, DType::bf16);
+  ASSERT_TRUE(whole.plan(pingpong, plan));
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(whole.problem, plan, pingpong), ", 1, true, false>, EpgSm90Hook"));
+  plan.stream_k_code = false;
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(whole.problem, plan, pingpong), ", 1, false, false>, EpgSm90Hook"));
 }
 
 TEST(Sm90Plan, LoopsOverChunksOnlyForLongEpilogues) {
