@@ -119,7 +119,7 @@ __host__ __device__ constexpr int chunk_cols(int cols, int width) { return width
 /// (GemmParams::sk_tiles is then ignored): a quarter less code for ptxas;
 /// kEdgeTiles: false for problems whose M and N are multiples of kBM and kBN
 /// (the host's promise): the epilogue is compiled once, without its
-/// bounds-checked copy for tiles that cross M or N, a quarter less to compile.
+/// bounds-checked copy for tiles that cross M or N: about half the code.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
           int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kCutsTiles_ = true, bool kEdgeTiles_ = true>
