@@ -215,6 +215,19 @@ Variant make_variant(const char* label, const u16* a, const u16* b, __nv_bfloat1
   return {name, [=] { skinny_gemm<C><<<N / C::BN, C::kThreads, C::kSmemBytes>>>(a, b, d, N, K); }, {}};
 }
 
+/// The probed configurations for one layout of B.
+template <bool kKMajor>
+void add_variants(std::vector<Variant>& vs, const char* label, const u16* a, const u16* b, __nv_bfloat16* d, int N,
+                  int K) {
+  vs.push_back(make_variant<Cfg<64, 128, 5, 4, 1, kKMajor, 0>>(label, a, b, d, N, K));
+  vs.push_back(make_variant<Cfg<64, 128, 5, 4, 1, kKMajor, 2>>(label, a, b, d, N, K));
+  vs.push_back(make_variant<Cfg<64, 128, 8, 4, 1, kKMajor, 0>>(label, a, b, d, N, K));
+  vs.push_back(make_variant<Cfg<64, 128, 5, 4, 2, kKMajor, 0>>(label, a, b, d, N, K));
+  vs.push_back(make_variant<Cfg<64, 256, 4, 4, 2, kKMajor, 0>>(label, a, b, d, N, K));
+  vs.push_back(make_variant<Cfg<64, 64, 8, 4, 1, kKMajor, 0>>(label, a, b, d, N, K));
+  vs.push_back(make_variant<Cfg<32, 128, 6, 2, 2, kKMajor, 0>>(label, a, b, d, N, K));
+}
+
 float median(std::vector<float> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -260,23 +273,8 @@ int main(int argc, char** argv) {
                   },
                   {}});
     vs.push_back({"copy of B", [&] { cudaMemcpyAsync(copy_dst, b, hb.size() * 2, cudaMemcpyDeviceToDevice); }, {}});
-    if (!kmajor) {
-      vs.push_back(make_variant<Cfg<64, 128, 5, 4, 1, false, 0>>("row", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 128, 5, 4, 1, false, 2>>("row", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 128, 8, 4, 1, false, 0>>("row", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 128, 5, 4, 2, false, 0>>("row", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 256, 4, 4, 2, false, 0>>("row", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 64, 8, 4, 1, false, 0>>("row", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<32, 128, 6, 2, 2, false, 0>>("row", ua, ub, d, N, K));
-    } else {
-      vs.push_back(make_variant<Cfg<64, 128, 5, 4, 1, true, 0>>("kmaj", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 128, 5, 4, 1, true, 2>>("kmaj", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 128, 8, 4, 1, true, 0>>("kmaj", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 128, 5, 4, 2, true, 0>>("kmaj", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 256, 4, 4, 2, true, 0>>("kmaj", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<64, 64, 8, 4, 1, true, 0>>("kmaj", ua, ub, d, N, K));
-      vs.push_back(make_variant<Cfg<32, 128, 6, 2, 2, true, 0>>("kmaj", ua, ub, d, N, K));
-    }
+    if (kmajor) add_variants<true>(vs, "kmaj", ua, ub, d, N, K);
+    else add_variants<false>(vs, "row", ua, ub, d, N, K);
     // Correctness: every variant's D against cuBLAS's on poisoned outputs.
     vs[0].launch();
     CHECK(cudaDeviceSynchronize());
