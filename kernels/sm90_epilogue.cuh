@@ -541,8 +541,9 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
 /// it is consumed (shifted down one chunk at a time). `staging` holds
 /// kEpiSlots chunks of 64 rows x kChunkRowBytes; a chunk is swizzled like the
 /// D tensor map (Cfg::staged_offset), which also keeps the staging stores free
-/// of bank conflicts. Tiles wholly inside D skip the bounds checks (and a
-/// kernel without edge tiles, Cfg::kEdgeTiles, has no checked copy). Only
+/// of bank conflicts. Tiles wholly inside D skip the bounds checks; a kernel
+/// whose problems have tiles of one kind only (Cfg::kTileKinds) compiles
+/// only that kind's copy. Only
 /// thread 0 issues, commits and waits for TMA stores. With a staged input
 /// (StagesInput<Epi>), the slots already hold it once phase `staged_parity`
 /// of `staged_bar` completes (load_staged_input). With a staged output
@@ -575,8 +576,9 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
   const int M = p.M, N = p.N;
   // TMA stores write whole 16-byte units: a chunk that straddles a ragged N
   // edge is written by the threads instead (see copy_ragged_chunk).
-  const bool ragged_n = Cfg::kEdgeTiles && (N * Cfg::kOutBytes) % 16 != 0;
-  const bool inside = !Cfg::kEdgeTiles || (m_base + 64 <= M && n_base + Cfg::kWgN <= N);
+  constexpr bool kInside = (Cfg::kTileKinds & kInsideTiles) != 0, kEdge = (Cfg::kTileKinds & kEdgeTiles) != 0;
+  const bool ragged_n = kEdge && (N * Cfg::kOutBytes) % 16 != 0;
+  const bool inside = !kEdge || (kInside && m_base + 64 <= M && n_base + Cfg::kWgN <= N);
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = m_base + 16 * warp + lane / 4;
   const ChunkPlaces<Cfg> places(warp, lane);
@@ -618,12 +620,14 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
     // Once for both paths (the compiler would compute the hook's bases in each);
     // the kernel has begun a tile's only chunk already (kBeginsChunkEarly).
     if constexpr (!kBeginsChunkEarly<Cfg>) tile.begin_chunk(n_base + chunk * Cfg::kChunkCols + 2 * (lane % 4), row0);
-    if (inside)
-      stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
-                                                    places, chunk_aux);
-    else if constexpr (Cfg::kEdgeTiles)
+    if (inside) {
+      if constexpr (kInside)
+        stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
+                                                      places, chunk_aux);
+    } else if constexpr (kEdge) {
       stage_chunk<true, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
                                                    places, chunk_aux);
+    }
     tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
     if constexpr (kAux)
       if (aux_ring != 0) write_chunk<Cfg>(chunk_aux, aux_ring + chunk * Cfg::kStageBytes, places);

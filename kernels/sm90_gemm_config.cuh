@@ -88,6 +88,12 @@ struct AccumulatorOf<unsigned char> {
 /// `cols` halved until it divides `width`.
 __host__ __device__ constexpr int chunk_cols(int cols, int width) { return width % cols == 0 ? cols : chunk_cols(cols / 2, width); }
 
+/// The tiles of a kernel's problems (GemmConfig's kTileKinds, a mask): tiles
+/// wholly inside D, whose epilogue needs no bounds checks, and tiles that
+/// cross D's M or N edge.
+inline constexpr int kInsideTiles = 1;
+inline constexpr int kEdgeTiles = 2;
+
 /// Tile configuration. TA/TB: __half, __nv_bfloat16 (either major), or K-major
 /// only: __nv_fp8_e4m3/__nv_fp8_e5m2, float (tf32: the low 13 mantissa bits
 /// are ignored) or signed/unsigned char (s8/u8, int accumulators); TD: __half,
@@ -117,12 +123,15 @@ __host__ __device__ constexpr int chunk_cols(int cols, int width) { return width
 /// skinny problem's weights faster;
 /// kCutsTiles: false leaves stream-K's code out of a tile that could cut
 /// (GemmParams::sk_tiles is then ignored): a quarter less code for ptxas;
-/// kEdgeTiles: false for problems whose M and N are multiples of kBM and kBN
-/// (the host's promise): the epilogue is compiled once, without its
-/// bounds-checked copy for tiles that cross M or N: about half the code.
+/// kTileKinds: the kinds of tile the problems have (kInsideTiles,
+/// kEdgeTiles or both); the epilogue is compiled once per kind: whole-tile
+/// problems (M and N multiples of kBM and kBN, the host's promise) leave the
+/// bounds-checked copy out, about half the code, and problems with no tile
+/// wholly inside D (M below 64, or N below kWgN) the unchecked one.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
-          int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kCutsTiles_ = true, bool kEdgeTiles_ = true>
+          int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kCutsTiles_ = true,
+          int kTileKinds_ = kInsideTiles | kEdgeTiles>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -141,8 +150,8 @@ struct GemmConfig {
   /// pingpong tiles with one k-block per stage, unless kCutsTiles is false;
   /// the others ignore sk_tiles, so their code stays that of whole tiles.
   static constexpr bool kStreamK = kPingpong && kKGroup == 1 && kCutsTiles_;
-  /// Whether some tile may cross M or N (see kEdgeTiles_ above).
-  static constexpr bool kEdgeTiles = kEdgeTiles_;
+  static constexpr int kTileKinds = kTileKinds_;
+  static_assert(kTileKinds >= kInsideTiles && kTileKinds <= (kInsideTiles | kEdgeTiles), "a mask of tile kinds");
 
   // ---- operands and the instruction
   static constexpr int kInBytes = static_cast<int>(sizeof(TA));

@@ -52,7 +52,7 @@ TEST_F(Sm90Epilogue, ReductionsOverRowsColumnsAndEverythingOnEveryTile) {
 
 TEST_F(Sm90Epilogue, ProblemsOfWholeTilesOnEveryTile) {
   // M and N multiples of the tile's: kernels without the bounds-checked copy
-  // of the epilogue (sm90_edge_tiles), with a staged input and output, row
+  // of the epilogue (sm90_tile_kinds), with a staged input and output, row
   // and column vectors, and reductions of every kind.
   EPIGEMM_REQUIRE_SM90(driver);
   const EpilogueCase cases[] = {epilogue_case(seed_epilogues(), "relu_aux_store"),

@@ -61,7 +61,8 @@ Sm90TileConfig config_at(Sm90OperandClass operands, std::size_t i) {
 Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCombo& combo, const Sm90TileConfig& config,
                  bool a_k_major, bool b_k_major, std::mt19937& rng,
                  const std::function<void(HostCatalogProblem&)>& adjust = nullptr, std::int64_t k = kK,
-                 bool stream_k_code = true, bool edge_tiles = true) {
+                 bool stream_k_code = true,
+                 int tile_kinds = detail::kSm90InsideTiles | detail::kSm90EdgeTiles) {
   HostCatalogProblem hp(c, combo, kL, kM, kN, k, rng);
   if (adjust) adjust(hp);
   // A (L, M, K): K-major = row-major; B (L, K, N): K-major = column-major.
@@ -87,7 +88,7 @@ Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCom
   EXPECT_EQ(plan.a_k_major, a_k_major) << label;
   EXPECT_EQ(plan.b_k_major, b_k_major) << label;
   plan.stream_k_code = stream_k_code;
-  plan.edge_tiles = edge_tiles;
+  plan.tile_kinds = tile_kinds;
   job.source = detail::sm90_kernel_build(p, plan, config);
   // The unit names its template kernel where `epigemm emit --compile` reads it.
   EXPECT_EQ(codegen::instantiated_kernel(job.source.source), job.source.name_expression) << label;
@@ -622,11 +623,13 @@ TEST_F(Sm90Compile, PingpongTilesWithoutStreamKCode) {
   expect_all_compile(std::move(jobs));
 }
 
-TEST_F(Sm90Compile, KernelsWithoutEdgeTilesOnEveryTileConfiguration) {
-  // Problems whose M and N are multiples of the tile's compile the epilogue
-  // without its bounds-checked copy (sm90_edge_tiles): every 16-bit and fp8
-  // tile, with a staged input and output and with reductions of every kind;
-  // pingpong tiles also without stream-K's code.
+TEST_F(Sm90Compile, KernelsForOneKindOfTileOnEveryTileConfiguration) {
+  // Problems whose tiles are all whole (M and N multiples of the tile's)
+  // compile the epilogue without its bounds-checked copy (every 16-bit and
+  // fp8 tile, with a staged input and output and with reductions of every
+  // kind), problems with no whole tile (M = 16) without the unchecked one
+  // (sm90_tile_kinds; the staged case); pingpong tiles also without
+  // stream-K's code.
   const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
   const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
@@ -636,11 +639,16 @@ TEST_F(Sm90Compile, KernelsWithoutEdgeTilesOnEveryTileConfiguration) {
     const bool bits16 = config.operands == Sm90OperandClass::bits16;
     if (!bits16 && config.operands != Sm90OperandClass::fp8) continue;
     const std::int64_t k = config.k_group > 1 ? 256 : kK;  // whole boxes of k-blocks
-    for (const EpilogueCase* c : {&staged, &reductions}) {
-      jobs.push_back(make_job("no_edges_" + c->name, *c, bits16 ? bf16 : e4m3, config, true, !bits16, rng, nullptr, k,
-                              !config.may_cut_along_k(), false));
-      EXPECT_NE(jobs.back().source.name_expression.find(", false>, EpgSm90Hook"), std::string::npos)
-          << jobs.back().label;
+    for (const int kinds : {detail::kSm90InsideTiles, detail::kSm90EdgeTiles}) {
+      const std::string name = kinds == detail::kSm90InsideTiles ? "whole_tiles_" : "edge_tiles_";
+      for (const EpilogueCase* c : {&staged, &reductions}) {
+        if (kinds == detail::kSm90EdgeTiles && c == &reductions) continue;
+        jobs.push_back(make_job(name + c->name, *c, bits16 ? bf16 : e4m3, config, true, !bits16, rng, nullptr, k,
+                                !config.may_cut_along_k(), kinds));
+        EXPECT_NE(jobs.back().source.name_expression.find(", " + std::to_string(kinds) + ">, EpgSm90Hook"),
+                  std::string::npos)
+            << jobs.back().label;
+      }
     }
   }
   expect_all_compile(std::move(jobs));

@@ -70,8 +70,8 @@ std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90T
       << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", " << c.epilogue_slots(d_bytes(plan)) << ", "
       << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
   // The trailing arguments up to the last that differs from its default.
-  if (!plan.edge_tiles) {
-    out << ", " << c.k_group << ", " << (without_stream_k(plan, c) ? "false" : "true") << ", false";
+  if (plan.tile_kinds != (kSm90InsideTiles | kSm90EdgeTiles)) {
+    out << ", " << c.k_group << ", " << (without_stream_k(plan, c) ? "false" : "true") << ", " << plan.tile_kinds;
   } else if (without_stream_k(plan, c)) {
     out << ", " << c.k_group << ", false";
   } else if (c.k_group > 1) {
@@ -110,7 +110,7 @@ std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
   key = hash_combine(key, without_stream_k(plan, config) ? 1 : 0);
-  key = hash_combine(key, plan.edge_tiles ? 1 : 0);
+  key = hash_combine(key, static_cast<std::uint64_t>(plan.tile_kinds));
   return hash_combine(key, plan.d_by_threads ? 1 : 0);
 }
 

@@ -466,7 +466,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   }
   plan.d = tma_view(p.D, kRowMajor, p.L, true, d);
   plan.d_by_threads = !d.aligned;
-  plan.edge_tiles = sm90_edge_tiles(config, p);
+  plan.tile_kinds = sm90_tile_kinds(config, p);
   plan.ldd = row_stride(plan.d, p.M, p.D.row_stride);
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);

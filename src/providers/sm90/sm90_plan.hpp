@@ -96,9 +96,9 @@ struct Sm90Plan {
   /// The kernel carries stream-K's code (sm90_stream_k_code); the operator
   /// sets it for the device. False only matters on tiles that could cut.
   bool stream_k_code = true;
-  /// Some tile crosses M or N (sm90_edge_tiles): the kernel keeps the
-  /// epilogue's bounds-checked copy.
-  bool edge_tiles = true;
+  /// The kinds of tile the problem has (sm90_tile_kinds): the kernel
+  /// compiles the epilogue's unchecked and bounds-checked copies for them.
+  int tile_kinds = kSm90InsideTiles | kSm90EdgeTiles;
 };
 
 /// Reduce-output elements up to which the GEMM writes their identity itself,

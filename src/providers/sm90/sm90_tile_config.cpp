@@ -319,8 +319,10 @@ bool sm90_stream_k_code(const Sm90TileConfig& c, const Problem& p, int sm_count)
   return sm90_stream_k_tiles(c, tiles, ceil_div(p.K, c.bk()), slots) > 0;
 }
 
-bool sm90_edge_tiles(const Sm90TileConfig& c, const Problem& p) noexcept {
-  return p.M % c.bm != 0 || p.N % c.bn != 0;
+int sm90_tile_kinds(const Sm90TileConfig& c, const Problem& p) noexcept {
+  const bool inside = p.M >= 64 && p.N >= c.warpgroup_n();
+  const bool edge = p.M % c.bm != 0 || p.N % c.bn != 0;
+  return (inside ? kSm90InsideTiles : 0) | (edge || !inside ? kSm90EdgeTiles : 0);
 }
 
 double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count) {

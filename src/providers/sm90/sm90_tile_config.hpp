@@ -106,12 +106,20 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tile
 /// that do and do not cut then use two kernels.
 bool sm90_stream_k_code(const Sm90TileConfig& config, const Problem& problem, int sm_count) noexcept;
 
-/// Whether some tile of `config` crosses M or N of `problem` (M or N not a
-/// multiple of the tile's). The kernel of a problem without such tiles
-/// compiles its epilogue once, without the bounds-checked copy (0.65 -> 0.35
-/// s for the 128x128 pingpong unit of relu+F); problems of one epilogue and
-/// tile with and without them then use two kernels.
-bool sm90_edge_tiles(const Sm90TileConfig& config, const Problem& problem) noexcept;
+/// The kinds of tile of a problem, the kernel's kTileKinds mask
+/// (kernels/sm90_gemm_config.cuh): tiles wholly inside D and tiles that
+/// cross its M or N edge.
+inline constexpr int kSm90InsideTiles = 1;
+inline constexpr int kSm90EdgeTiles = 2;
+
+/// The kinds of tile `config` cuts `problem` into: inside tiles when M is at
+/// least 64 and N at least one consumer's columns, edge tiles when M or N is
+/// not a multiple of the tile's. The kernel compiles the epilogue once per
+/// kind present: whole-tile problems leave the bounds-checked copy out (0.65
+/// -> 0.35 s for the 128x128 pingpong unit of relu+F), problems with no tile
+/// inside (M = 16) the unchecked one (0.48 -> 0.35 s on 64x64 x4); an
+/// epilogue run on problems of several kinds compiles a kernel for each.
+int sm90_tile_kinds(const Sm90TileConfig& config, const Problem& problem) noexcept;
 
 /// Largest dynamic shared memory of one sm_90 block (227 KB).
 inline constexpr int kSm90MaxSharedBytes = 232448;

@@ -583,9 +583,10 @@ TEST(Sm90KernelKey, IsSharedExactlyByProblemsOfOneKernelName) {
     for (const auto& hp : problems) {
       Sm90Plan plan;
       ASSERT_TRUE(hp->plan(config, plan));
-      // Each also as the kernel of a problem without edge tiles.
-      for (const bool edge_tiles : {true, false}) {
-        plan.edge_tiles = edge_tiles;
+      // Each also as the kernel of problems with one kind of tile only.
+      for (const int kinds : {detail::kSm90InsideTiles | detail::kSm90EdgeTiles, detail::kSm90InsideTiles,
+                              detail::kSm90EdgeTiles}) {
+        plan.tile_kinds = kinds;
         kernels.emplace_back(detail::sm90_kernel_name(hp->problem, plan, config),
                              detail::sm90_kernel_key(hp->problem, plan, config));
       }
@@ -602,26 +603,34 @@ TEST(Sm90KernelKey, IsSharedExactlyByProblemsOfOneKernelName) {
   }
 }
 
-TEST(Sm90Plan, KernelsOfProblemsWithoutEdgeTilesLeaveTheBoundsCheckedEpilogueOut) {
+TEST(Sm90Plan, KernelsCompileTheEpilogueOnlyForTheKindsOfTileTheProblemHas) {
   const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
-  const Sm90TileConfig skinny{64, 128, 1, 8, Sm90OperandClass::bits16};
-  const auto edge_tiles = [](const Sm90TileConfig& config, std::int64_t m, std::int64_t n) {
+  const Sm90TileConfig skinny{64, 128, 1, 8, Sm90OperandClass::bits16};  // two consumers of 64 columns
+  const auto kinds = [](const Sm90TileConfig& config, std::int64_t m, std::int64_t n) {
     Sm90Plan plan;
     EXPECT_TRUE(HostProblem(DType::bf16, {m, 64}, {}, {64, n}, {}, DType::bf16).plan(config, plan));
-    return plan.edge_tiles;
+    return plan.tile_kinds;
   };
-  EXPECT_FALSE(edge_tiles(pingpong, 256, 384));
-  EXPECT_TRUE(edge_tiles(pingpong, 192, 384));  // M not a multiple of 128
-  EXPECT_TRUE(edge_tiles(pingpong, 256, 320));  // N not a multiple of 128
-  EXPECT_FALSE(edge_tiles(skinny, 192, 256));
-  EXPECT_TRUE(edge_tiles(skinny, 16, 256));
+  constexpr int kInside = detail::kSm90InsideTiles, kEdge = detail::kSm90EdgeTiles;
+  EXPECT_EQ(kinds(pingpong, 256, 384), kInside);
+  EXPECT_EQ(kinds(pingpong, 192, 384), kInside | kEdge);  // M not a multiple of 128
+  EXPECT_EQ(kinds(pingpong, 256, 320), kInside | kEdge);  // N not a multiple of 128
+  EXPECT_EQ(kinds(pingpong, 16, 384), kEdge);             // every row block crosses M
+  EXPECT_EQ(kinds(pingpong, 256, 96), kEdge);             // every tile crosses N
+  EXPECT_EQ(kinds(skinny, 192, 256), kInside);
+  EXPECT_EQ(kinds(skinny, 64, 96), kInside | kEdge);      // a consumer's 64 columns fit once
+  EXPECT_EQ(kinds(skinny, 16, 256), kEdge);
+  EXPECT_EQ(kinds(skinny, 64, 32), kEdge);
   // The kernel's name says so: GemmConfig's last argument, after k_group and kCutsTiles.
   Sm90Plan plan;
   const HostProblem whole(DType::bf16, {256, 64}, {}, {64, 384}, {}, DType::bf16);
   ASSERT_TRUE(whole.plan(pingpong, plan));
-  EXPECT_TRUE(contains(detail::sm90_kernel_name(whole.problem, plan, pingpong), ", 1, true, false>, EpgSm90Hook"));
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(whole.problem, plan, pingpong), ", 1, true, 1>, EpgSm90Hook"));
   plan.stream_k_code = false;
-  EXPECT_TRUE(contains(detail::sm90_kernel_name(whole.problem, plan, pingpong), ", 1, false, false>, EpgSm90Hook"));
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(whole.problem, plan, pingpong), ", 1, false, 1>, EpgSm90Hook"));
+  const HostProblem thin(DType::bf16, {16, 64}, {}, {64, 384}, {}, DType::bf16);
+  ASSERT_TRUE(thin.plan(skinny, plan));
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(thin.problem, plan, skinny), ", 1, true, 2>, EpgSm90Hook"));
 }
 
 TEST(Sm90Plan, LoopsOverChunksOnlyForLongEpilogues) {
