@@ -117,7 +117,7 @@ inline constexpr int kSm90EdgeTiles = 2;
 /// not a multiple of the tile's. The kernel compiles the epilogue once per
 /// kind present: whole-tile problems leave the bounds-checked copy out (0.65
 /// -> 0.35 s for the 128x128 pingpong unit of relu+F), problems with no tile
-/// inside (M = 16) the unchecked one (0.48 -> 0.35 s on 64x64 x4); an
+/// inside (M = 16) the unchecked one (0.48 -> 0.26 s on 64x64 x4); an
 /// epilogue run on problems of several kinds compiles a kernel for each.
 int sm90_tile_kinds(const Sm90TileConfig& config, const Problem& problem) noexcept;
 
