@@ -2,6 +2,9 @@
 // and tile configuration, from the code generator's epilogue.
 #include "providers/sm90/sm90_kernel_source.hpp"
 
+#include <iterator>
+#include <string>
+
 #include "codegen/embedded_kernels.hpp"
 #include "codegen/epilogue_emitter.hpp"
 #include "codegen/kernel_source.hpp"
@@ -69,14 +72,13 @@ std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90T
       << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", " << major(plan.b_k_major) << ", " << c.bm
       << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", " << c.epilogue_slots(d_bytes(plan)) << ", "
       << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
-  // The trailing arguments up to the last that differs from its default.
-  if (plan.tile_kinds != (kSm90InsideTiles | kSm90EdgeTiles)) {
-    out << ", " << c.k_group << ", " << (without_stream_k(plan, c) ? "false" : "true") << ", " << plan.tile_kinds;
-  } else if (without_stream_k(plan, c)) {
-    out << ", " << c.k_group << ", false";
-  } else if (c.k_group > 1) {
-    out << ", " << c.k_group;
-  }
+  // kKGroup, kCutsTiles and kTileKinds, up to the last that differs from its default.
+  const std::string trailing[] = {std::to_string(c.k_group), without_stream_k(plan, c) ? "false" : "true",
+                                  std::to_string(plan.tile_kinds)};
+  const std::string defaults[] = {"1", "true", std::to_string(kSm90InsideTiles | kSm90EdgeTiles)};
+  std::size_t count = std::size(trailing);
+  while (count > 0 && trailing[count - 1] == defaults[count - 1]) --count;
+  for (std::size_t i = 0; i < count; ++i) out << ", " << trailing[i];
   out << ">";
   return out.str();
 }
