@@ -602,52 +602,35 @@ TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
   expect_all_compile(std::move(jobs));
 }
 
-TEST_F(Sm90Compile, PingpongTilesWithoutStreamKCode) {
-  // The kernels of problems whose tiles are never cut leave stream-K's code
-  // out (sm90_stream_k_code): every 1x1 pingpong tile, with a staged input
-  // and output and with whole-output reductions.
-  const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
-  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
-  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
-  std::vector<Sm90Job> jobs;
-  for (const Sm90TileConfig& config : plain_tile_configs()) {
-    if (!config.pingpong || config.cluster_m != 1) continue;
-    const bool bits16 = config.operands == Sm90OperandClass::bits16;
-    const DTypeCombo combo = bits16 ? bf16 : DTypeCombo{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
-    if (!bits16 && config.operands != Sm90OperandClass::fp8) continue;
-    for (const EpilogueCase* c : {&staged, &reductions}) {
-      jobs.push_back(make_job("no_stream_k_" + c->name, *c, combo, config, true, !bits16, rng, nullptr, kK, false));
-      EXPECT_NE(jobs.back().source.name_expression.find(", 1, false>"), std::string::npos) << jobs.back().label;
-    }
-  }
-  expect_all_compile(std::move(jobs));
-}
-
-TEST_F(Sm90Compile, KernelsForOneKindOfTileOnEveryTileConfiguration) {
-  // Problems whose tiles are all whole (M and N multiples of the tile's)
-  // compile the epilogue without its bounds-checked copy (every 16-bit and
-  // fp8 tile, with a staged input and output and with reductions of every
-  // kind), problems with no whole tile (M = 16) without the unchecked one
-  // (sm90_tile_kinds; the staged case); pingpong tiles also without
-  // stream-K's code.
+TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
+  // Kernels leave code out that their problems never run: stream-K's where
+  // no tile is cut (sm90_stream_k_code: every 1x1 pingpong tile), and the
+  // epilogue's bounds-checked copy where every tile is whole or its
+  // unchecked copy where none is (sm90_tile_kinds: every 16-bit and fp8
+  // tile, pingpong ones also without stream-K's code). Each with a staged
+  // input and output and with reductions of every kind, but for the edge
+  // tiles alone (the staged case).
   const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
   const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   const DTypeCombo e4m3{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
+  constexpr int kBoth = detail::kSm90InsideTiles | detail::kSm90EdgeTiles;
   std::vector<Sm90Job> jobs;
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
     const bool bits16 = config.operands == Sm90OperandClass::bits16;
     if (!bits16 && config.operands != Sm90OperandClass::fp8) continue;
     const std::int64_t k = config.k_group > 1 ? 256 : kK;  // whole boxes of k-blocks
-    for (const int kinds : {detail::kSm90InsideTiles, detail::kSm90EdgeTiles}) {
-      const std::string name = kinds == detail::kSm90InsideTiles ? "whole_tiles_" : "edge_tiles_";
+    for (const int kinds : {kBoth, detail::kSm90InsideTiles, detail::kSm90EdgeTiles}) {
+      if (kinds == kBoth && !(config.may_cut_along_k() && config.cluster_m == 1)) continue;
+      const std::string name = kinds == kBoth                      ? "no_stream_k_"
+                               : kinds == detail::kSm90InsideTiles ? "whole_tiles_"
+                                                                   : "edge_tiles_";
+      const std::string ending = kinds == kBoth ? ", 1, false>" : ", " + std::to_string(kinds) + ">, EpgSm90Hook";
       for (const EpilogueCase* c : {&staged, &reductions}) {
         if (kinds == detail::kSm90EdgeTiles && c == &reductions) continue;
         jobs.push_back(make_job(name + c->name, *c, bits16 ? bf16 : e4m3, config, true, !bits16, rng, nullptr, k,
                                 !config.may_cut_along_k(), kinds));
-        EXPECT_NE(jobs.back().source.name_expression.find(", " + std::to_string(kinds) + ">, EpgSm90Hook"),
-                  std::string::npos)
-            << jobs.back().label;
+        EXPECT_NE(jobs.back().source.name_expression.find(ending), std::string::npos) << jobs.back().label;
       }
     }
   }
