@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/graph_replay.hpp"
+#include "api/problem.hpp"
 #include "gpu/sm90_problem.hpp"
 #include "providers/sm90/sm90_operator.hpp"
 #include "runtime/kernel_cache.hpp"
@@ -207,9 +208,18 @@ TEST_F(Sm90Runtime, WarmRunsLoadNothingAndEncodeMapsOnlyWhenOperandsChange) {
   op.run(first.args(true, DType::f32, DType::f32));
   EXPECT_EQ(impl->tensor_map_encodings(), encodings) << "same operands, same maps";
   // Other buffers and extents of the same class: the same kernel, new maps.
+  // M = 33 has no tile wholly inside D, but the loaded kernel for both kinds
+  // of tile serves it: nothing new is compiled or loaded.
   GpuProblem second(*driver, rng);
   add_padded_ab(second, DType::f16, DType::f16, 2, 33, 120, 17);
   add_padded_case(second, seed_epilogues()[1], 2, 33, 120);
+  auto kinds = [&impl](GpuProblem& gp) {
+    detail::Problem problem;
+    detail::analyze(gp.args(true, DType::f32, DType::f32), problem);
+    return detail::sm90_tile_kinds(impl->config(), problem);
+  };
+  ASSERT_EQ(kinds(first), detail::kSm90AllTileKinds) << name;
+  ASSERT_EQ(kinds(second), detail::kSm90EdgeTiles) << name;
   run_sm90_and_compare(second, DType::f32, DType::f32, pinned);
   EXPECT_EQ(runtime::KernelLoader::instance().loaded_count(), loaded);
   EXPECT_EQ(impl->tensor_map_encodings(), encodings + 1);

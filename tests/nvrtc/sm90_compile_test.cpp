@@ -62,7 +62,7 @@ Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCom
                  bool a_k_major, bool b_k_major, std::mt19937& rng,
                  const std::function<void(HostCatalogProblem&)>& adjust = nullptr, std::int64_t k = kK,
                  bool stream_k_code = true,
-                 int tile_kinds = detail::kSm90InsideTiles | detail::kSm90EdgeTiles) {
+                 int tile_kinds = detail::kSm90AllTileKinds) {
   HostCatalogProblem hp(c, combo, kL, kM, kN, k, rng);
   if (adjust) adjust(hp);
   // A (L, M, K): K-major = row-major; B (L, K, N): K-major = column-major.

@@ -75,7 +75,7 @@ std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90T
   // kKGroup, kCutsTiles and kTileKinds, up to the last that differs from its default.
   const std::string trailing[] = {std::to_string(c.k_group), without_stream_k(plan, c) ? "false" : "true",
                                   std::to_string(plan.tile_kinds)};
-  const std::string defaults[] = {"1", "true", std::to_string(kSm90InsideTiles | kSm90EdgeTiles)};
+  const std::string defaults[] = {"1", "true", std::to_string(kSm90AllTileKinds)};
   std::size_t count = std::size(trailing);
   while (count > 0 && trailing[count - 1] == defaults[count - 1]) --count;
   for (std::size_t i = 0; i < count; ++i) out << ", " << trailing[i];

@@ -116,7 +116,19 @@ Sm90Operator::Kernels Sm90Operator::kernels_for(const Problem& p, const Sm90Plan
     std::shared_lock<std::shared_mutex> lock(mutex_);
     if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
   }
-  const Kernels k = load(p, plan, key);
+  // A kernel for one kind of tile is compiled only when no kernel for both
+  // kinds is loaded already: that one serves every problem of its class.
+  const Kernels k = [&] {
+    if (plan.tile_kinds == kSm90AllTileKinds) return load(p, plan, key);
+    Sm90Plan both = plan;
+    both.tile_kinds = kSm90AllTileKinds;
+    const std::uint64_t both_key = key_of(p, both);
+    if (!runtime::KernelLoader::instance().find(key, p.device_index) &&
+        runtime::KernelLoader::instance().find(both_key, p.device_index)) {
+      return load(p, both, both_key);
+    }
+    return load(p, plan, key);
+  }();
   std::unique_lock<std::shared_mutex> lock(mutex_);
   kernels_.emplace(key, k);
   return k;

@@ -98,7 +98,7 @@ struct Sm90Plan {
   bool stream_k_code = true;
   /// The kinds of tile the problem has (sm90_tile_kinds): the kernel
   /// compiles the epilogue's unchecked and bounds-checked copies for them.
-  int tile_kinds = kSm90InsideTiles | kSm90EdgeTiles;
+  int tile_kinds = kSm90AllTileKinds;
 };
 
 /// Reduce-output elements up to which the GEMM writes their identity itself,

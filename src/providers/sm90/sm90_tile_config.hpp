@@ -111,14 +111,17 @@ bool sm90_stream_k_code(const Sm90TileConfig& config, const Problem& problem, in
 /// cross its M or N edge.
 inline constexpr int kSm90InsideTiles = 1;
 inline constexpr int kSm90EdgeTiles = 2;
+inline constexpr int kSm90AllTileKinds = kSm90InsideTiles | kSm90EdgeTiles;
 
 /// The kinds of tile `config` cuts `problem` into: inside tiles when M is at
 /// least 64 and N at least one consumer's columns, edge tiles when M or N is
 /// not a multiple of the tile's. The kernel compiles the epilogue once per
 /// kind present: whole-tile problems leave the bounds-checked copy out (0.65
 /// -> 0.35 s for the 128x128 pingpong unit of relu+F), problems with no tile
-/// inside (M = 16) the unchecked one (0.48 -> 0.26 s on 64x64 x4); an
-/// epilogue run on problems of several kinds compiles a kernel for each.
+/// inside (M = 16) the unchecked one (0.48 -> 0.26 s on 64x64 x4). A kernel
+/// of both kinds, once loaded, serves the problems of one kind too
+/// (Sm90Operator::kernels_for): a problem of one kind compiles its own
+/// kernel only while none of both kinds is loaded.
 int sm90_tile_kinds(const Sm90TileConfig& config, const Problem& problem) noexcept;
 
 /// Largest dynamic shared memory of one sm_90 block (227 KB).
