@@ -4,9 +4,12 @@
 // and fp8 operands; repeated launches on one stream reuse the workspace
 // (its flags must come back to zero); a graph captured on a stream that
 // has a workspace replays with it, and one captured on a fresh stream runs
-// whole tiles.
+// whole tiles; a problem that cuts nothing runs on the loaded kernel with
+// stream-K's code rather than compiling one without it.
+#include "api/problem.hpp"
 #include "gpu/graph_replay.hpp"
 #include "gpu/sm90_problem.hpp"
+#include "runtime/kernel_cache.hpp"
 
 namespace epigemm::testing {
 namespace {
@@ -67,6 +70,33 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
+  }
+}
+
+TEST_F(Sm90StreamK, ProblemsThatCutNothingRunOnTheLoadedKernelWithStreamKsCode) {
+  // The first problem cuts tiles, so its kernel carries stream-K's code; the
+  // second cuts none (64 tiles), and would compile a kernel without that code
+  // were the first one not loaded already.
+  EPIGEMM_REQUIRE_SM90(driver);
+  EPIGEMM_REQUIRE_132_SMS(driver);
+  const detail::Sm90TileConfig config = pingpong(1);
+  const int sms = driver->device_info(0).sm_count;
+  std::size_t loaded = 0;
+  bool first = true;
+  for (const Extents& s : {Extents{1, 1920, 2304, 2048}, Extents{1, 1024, 1024, 512}}) {
+    SCOPED_TRACE(describe(s));
+    GpuProblem p(*driver, rng);
+    add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K);
+    p.set_source("def epi(accum, C):\n    D = relu(accum + C)\n    return D\n");
+    p.add("C", DType::bf16, {s.L, s.M, s.N});
+    p.add("D", DType::bf16, {s.L, s.M, s.N}, {}, true);
+    detail::Problem problem;
+    detail::analyze(p.args(true, DType::f32, DType::f32), problem);
+    ASSERT_EQ(detail::sm90_stream_k_code(config, problem, sms), first);
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    if (!first) EXPECT_EQ(runtime::KernelLoader::instance().loaded_count(), loaded) << "a kernel was loaded";
+    loaded = runtime::KernelLoader::instance().loaded_count();
+    first = false;
   }
 }
 

@@ -116,22 +116,24 @@ Sm90Operator::Kernels Sm90Operator::kernels_for(const Problem& p, const Sm90Plan
     std::shared_lock<std::shared_mutex> lock(mutex_);
     if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
   }
-  // A kernel for one kind of tile is compiled only when no kernel for both
-  // kinds is loaded already: that one serves every problem of its class.
-  const Kernels k = [&] {
-    if (plan.tile_kinds == kSm90AllTileKinds) return load(p, plan, key);
-    Sm90Plan both = plan;
-    both.tile_kinds = kSm90AllTileKinds;
-    const std::uint64_t both_key = key_of(p, both);
-    if (!runtime::KernelLoader::instance().find(key, p.device_index) &&
-        runtime::KernelLoader::instance().find(both_key, p.device_index)) {
-      return load(p, both, both_key);
-    }
-    return load(p, plan, key);
-  }();
+  const Sm90Plan source_plan = loaded_superset(p, plan);
+  const Kernels k = load(p, source_plan, key_of(p, source_plan));
   std::unique_lock<std::shared_mutex> lock(mutex_);
   kernels_.emplace(key, k);
   return k;
+}
+
+Sm90Plan Sm90Operator::loaded_superset(const Problem& p, const Sm90Plan& plan) const {
+  const runtime::KernelLoader& loader = runtime::KernelLoader::instance();
+  if (loader.find(key_of(p, plan), p.device_index)) return plan;
+  Sm90Plan wider[3] = {plan, plan, plan};
+  wider[0].tile_kinds = wider[2].tile_kinds = kSm90AllTileKinds;
+  wider[1].stream_k_code = wider[2].stream_k_code = true;
+  for (const Sm90Plan& w : wider) {
+    if (w.tile_kinds == plan.tile_kinds && w.stream_k_code == plan.stream_k_code) continue;
+    if (loader.find(key_of(p, w), p.device_index)) return w;
+  }
+  return plan;
 }
 
 Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan, std::uint64_t key) {

@@ -71,6 +71,11 @@ class Sm90Operator final : public OperatorImpl {
   Sm90Plan launch_plan(const Problem& problem) const;
   std::uint64_t key_of(const Problem& problem, const Sm90Plan& plan) const noexcept;
   Kernels kernels_for(const Problem& problem, const Sm90Plan& plan);
+  /// The plan whose kernel runs `plan`: its own when loaded, else a loaded
+  /// one whose code covers it (stream-K's code, both kinds of tile), else
+  /// its own (compiled on load). So a problem compiles a kernel without
+  /// those parts only while no kernel with them is at hand.
+  Sm90Plan loaded_superset(const Problem& problem, const Sm90Plan& plan) const;
   Kernels load(const Problem& problem, const Sm90Plan& plan, std::uint64_t key);
   /// The repack kernel for the problem's operand size (sm90_repack_kernel_build).
   CUfunction repack_kernel(const Problem& problem);
