@@ -14,6 +14,7 @@
 import argparse
 import datetime
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -210,6 +211,29 @@ def first_call_s(call):
     return time.perf_counter() - t0, result
 
 
+def with_nvrtc_seconds(call):
+    """(call(), seconds NVRTC spent compiling during it): epigemm logs each
+    compile at the info level on stderr, read here from a temporary file."""
+    saved_level = os.environ.get("EPIGEMM_LOG")
+    os.environ["EPIGEMM_LOG"] = "info"
+    sys.stderr.flush()
+    saved_fd = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            result = call()
+        finally:
+            os.dup2(saved_fd, 2)
+            os.close(saved_fd)
+            if saved_level is None:
+                del os.environ["EPIGEMM_LOG"]
+            else:
+                os.environ["EPIGEMM_LOG"] = saved_level
+        log.seek(0)
+        text = log.read()
+    return result, sum(int(ms) for ms in re.findall(r"compiled \S+ for \S+ in (\d+) ms", text)) / 1000
+
+
 def fresh_function(fn, tag):
     """A copy of fn with its own code object, so that torch.compile's cache
     (kept per code object) starts empty for each row and path."""
@@ -274,7 +298,7 @@ def run_row(shape, epi, modes, flush, budget_s, row_tag):
         op.run(args)
         return op
 
-    row["first_s"]["epigemm"], op = first_call_s(epigemm_first)
+    (row["first_s"]["epigemm"], op), row["nvrtc_s"] = with_nvrtc_seconds(lambda: first_call_s(epigemm_first))
     row["operator"] = op.name
     row["error"]["epigemm"], row["pass"]["epigemm"] = worst_error(list(outputs.values()), refs, out_specs)
     paths["epigemm"] = lambda: op.run(args)
@@ -312,7 +336,7 @@ def fmt_s(v):
 
 def table(rows, modes):
     head = (["shape", "B", "epilogue", "epigemm operator", "epigemm ms"] + [f"{m} ms" for m in modes]
-            + [f"{m} / epigemm" for m in modes] + ["epigemm first call s"] + [f"{m} first call s" for m in modes if m != "eager"]
+            + [f"{m} / epigemm" for m in modes] + ["epigemm first call s (NVRTC s)"] + [f"{m} first call s" for m in modes if m != "eager"]
             + ["host us per call (epigemm / " + " / ".join(modes) + ")"]
             + ["worst rel. error (epigemm / " + " / ".join(modes) + ")", "check"])
     lines = ["| " + " | ".join(head) + " |", "| " + " | ".join("---" if i < 4 else "---:" for i in range(len(head) - 3)) + " | --- | --- | --- |"]
@@ -322,7 +346,7 @@ def table(rows, modes):
         cells = [f"{M}x{N}x{K}", b_layout, r["epilogue"], r["operator"], fmt_ms(ours)]
         cells += [fmt_ms(r["ms"].get(m)) for m in modes]
         cells += ["-" if r["ms"].get(m) is None else f"{r['ms'][m] / ours:.2f}" for m in modes]
-        cells += [fmt_s(r["first_s"].get("epigemm"))] + [fmt_s(r["first_s"].get(m)) for m in modes if m != "eager"]
+        cells += [f"{fmt_s(r['first_s'].get('epigemm'))} ({fmt_s(r.get('nvrtc_s'))})"] + [fmt_s(r["first_s"].get(m)) for m in modes if m != "eager"]
         cells += [" / ".join(f"{r['host_us'].get(p, float('nan')):.0f}" for p in ["epigemm"] + modes)]
         cells += [" / ".join(f"{r['error'].get(p, float('nan')):.1e}" for p in ["epigemm"] + modes)]
         cells += ["PASS" if all(r["pass"].values()) else "FAIL: " + ", ".join(p for p, ok in r["pass"].items() if not ok)]
@@ -379,7 +403,9 @@ First call: wall time of the first call, compilation included, in a process
 that had compiled one unrelated problem on each side beforehand (epigemm: a
 plain GEMM, {warmup['epigemm']:.2f} s; torch.compile: a pointwise function,
 {warmup['torch']:.2f} s), with every cache (epigemm's, inductor's and Triton's)
-in an empty directory. epigemm compiles a kernel per epilogue and tile
+in an empty directory. In parentheses: the part of epigemm's first call that
+NVRTC took (epigemm's log); the rest is the operator choice, loading the
+module and the run. epigemm compiles a kernel per epilogue and tile
 configuration, not per shape: a row that reuses an earlier row's kernel pays
 only the operator choice and the launch. torch.compile with static shapes
 compiles every shape anew. First calls also depend on the machine's file

@@ -57,6 +57,13 @@ struct RingPosition {
   }
 };
 
+/// Pipeline stages of a whole tile: k-blocks, or groups of kKGroup of them
+/// (the unit of the work list's ranges along K).
+template <class Cfg>
+__device__ __forceinline__ int stage_count(int k_blocks) {
+  return (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup;
+}
+
 /// Producer: one elected thread issues the TMA loads of every k-block of every
 /// tile this cluster owns, kStages ahead of the consumers. With a 2x1 cluster
 /// each CTA loads its own A and half of B, multicasting that half to both.
@@ -68,8 +75,8 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
   const bool hint_a = p.a_evict_first != 0, hint_b = p.b_evict_first != 0;
   const u64 evict_first = l2_evict_first_policy();
-  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM,
-                      Cfg::kStreamK ? p.sk_tiles : 0);
+  const WorkList work(sched.total, stage_count<Cfg>(k_blocks), gridDim.x / Cfg::kClusterM,
+                      blockIdx.x / Cfg::kClusterM, Cfg::kStreamK ? p.sk_tiles : 0);
   RingPosition<Cfg::kStages> ring;
   for (int i = 0;; ++i) {
     const WorkItem item = work.item(i);
@@ -87,12 +94,14 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       // (64 rows x 512 bytes per box) starting each tile column one stage
       // further along K (and wrapping) spreads them: 1.5% faster at M = 16.
       // The x2 tiles (256-byte rows) measured 1% slower with it.
+      // A tile cut along K streams its own range of groups, unstaggered.
       const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + p.b_box_rows) * 128);
-      const int groups = (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup;
+      const int groups = item.k_count();
       constexpr bool kStaggers = Cfg::kMajorB == Major::K && Cfg::kKGroup >= 4;
-      const int first = kStaggers && p.M <= Cfg::kBM ? (tile.n0 / Cfg::kBN) % groups : 0;
+      const int first =
+          kStaggers && p.M <= Cfg::kBM && item.role == WorkRole::whole ? (tile.n0 / Cfg::kBN) % groups : 0;
       for (int g = 0; g < groups; ++g) {
-        const int kg = first + g < groups ? first + g : first + g - groups;
+        const int kg = item.k_begin + (first + g < groups ? first + g : first + g - groups);
         mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
         const u32 full = smem.full_bar(ring.stage);
         mbar_arrive_expect_tx(full, bytes);
@@ -365,7 +374,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   // Stages per tile: k-blocks, or groups of kKGroup of them; in a grouped
   // stage A's k-blocks lie p.a_box_rows rows apart, a K-major B's
   // p.b_box_rows rows.
-  const int k_stages = (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup;
+  const int k_stages = stage_count<Cfg>(k_blocks);
   const u32 a_kblock_bytes = Cfg::kKGroup > 1 ? static_cast<u32>(p.a_box_rows * 128) : 0u;
   const u32 b_kblock_bytes = Cfg::kKGroup > 1 && Cfg::kMajorB == Major::K ? static_cast<u32>(p.b_box_rows * 128)
                                                                           : static_cast<u32>(Cfg::kBKBlockStride);
@@ -376,9 +385,9 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   // The CTA's work items (whole tiles, or with stream-K pieces of tiles cut
   // along K); a pingpong consumer takes every other one and skips the
   // other's stages. The producer walks the same list.
-  const WorkList work(sched.total, k_blocks, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM,
+  const WorkList work(sched.total, k_stages, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM,
                       Cfg::kStreamK ? p.sk_tiles : 0);
-  const auto stages_of = [&](const WorkItem& w) { return Cfg::kKGroup > 1 ? k_stages : w.k_count(); };
+  const auto stages_of = [](const WorkItem& w) { return w.k_count(); };
   // Whose partial sums this consumer writes and reads (the pingpong
   // consumers own whole tiles, the cooperative ones a part each).
   const int part = Cfg::kPingpong ? 0 : consumer;

@@ -4,7 +4,8 @@
 // and fp8 operands; repeated launches on one stream reuse the workspace
 // (its flags must come back to zero); a graph captured on a stream that
 // has a workspace replays with it, and one captured on a fresh stream runs
-// whole tiles; a problem that cuts nothing runs on the loaded kernel with
+// whole tiles; skinny problems split K on the cooperative tiles; a problem
+// that cuts nothing runs on the loaded kernel with
 // stream-K's code rather than compiling one without it.
 #include "api/problem.hpp"
 #include "gpu/graph_replay.hpp"
@@ -71,6 +72,47 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
   }
+}
+
+TEST_F(Sm90StreamK, SplitKOnSkinnyProblemsMatchesTheReference) {
+  // Every grouped-k 16-bit tile (sm90_splits_k): each tile on
+  // two CTAs, one per half of K's stages; odd extents, a partial last
+  // stage, a batch, a staged C, an F output and reductions.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const int sms = driver->device_info(0).sm_count;
+  int split_configs = 0;
+  for (const detail::Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.operands != detail::Sm90OperandClass::bits16 || !config.may_cut_along_k() || config.pingpong) continue;
+    // One row of tiles (one column for the tiles that stream A), K = 3000 or 4096.
+    const bool tall = config.bm == 128 && config.bn == 64;
+    const std::vector<Extents> shapes =
+        tall ? std::vector<Extents>{{1, 4000, 16, 4096}, {2, 1000, 16, 3008}}
+             : std::vector<Extents>{{1, 8, 4096, 4096}, {2, 33, 1000, 3008}};
+    for (const Extents& s : shapes) {
+      SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K);
+      p.set_source(
+          "def epi(accum, alpha, C, bias):\n    F = accum * alpha + C * 2.0\n    D = relu(F + bias)\n"
+          "    rows = sum(F)\n    am = amax(D)\n    return D, F, rows, am\n");
+      p.scalar("alpha", 0.75);
+      const Dims tile{s.L, s.M, s.N};
+      p.add("C", DType::bf16, tile, padded_rows(DType::bf16, tile));
+      p.add("bias", DType::f32, {s.N});
+      p.add("D", DType::bf16, tile, padded_rows(DType::bf16, tile), true);
+      p.add("F", DType::f32, tile, padded_rows(DType::f32, tile), true);
+      p.add("rows", DType::f32, {s.L, s.M, 1}, {}, true);
+      p.add("am", DType::f32, {s.L, 1, 1}, {}, true);
+      detail::Problem problem;
+      detail::analyze(p.args(true, DType::f32, DType::f32), problem);
+      if (!detail::sm90_splits_k(config, problem, sms)) continue;
+      ++split_configs;
+      // Twice on one stream: the second launch finds the flags the first cleared.
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    }
+  }
+  EXPECT_EQ(split_configs, 6) << "each grouped-k 16-bit tile splits both its problems";
 }
 
 TEST_F(Sm90StreamK, ProblemsThatCutNothingRunOnTheLoadedKernelWithStreamKsCode) {

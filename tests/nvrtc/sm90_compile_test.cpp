@@ -604,7 +604,8 @@ TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
 
 TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
   // Kernels leave code out that their problems never run: stream-K's where
-  // no tile is cut (sm90_stream_k_code: every 1x1 pingpong tile), and the
+  // no tile is cut (sm90_stream_k_code: every 1x1 tile that may cut along
+  // K, pingpong or grouped-k), and the
   // epilogue's bounds-checked copy where every tile is whole or its
   // unchecked copy where none is (sm90_tile_kinds: every 16-bit and fp8
   // tile, pingpong ones also without stream-K's code). Each with a staged
@@ -625,7 +626,8 @@ TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
       const std::string name = kinds == kBoth                      ? "no_stream_k_"
                                : kinds == detail::kSm90InsideTiles ? "whole_tiles_"
                                                                    : "edge_tiles_";
-      const std::string ending = kinds == kBoth ? ", 1, false>" : ", " + std::to_string(kinds) + ">, EpgSm90Hook";
+      const std::string ending = kinds == kBoth ? ", " + std::to_string(config.k_group) + ", false>"
+                                                : ", " + std::to_string(kinds) + ">, EpgSm90Hook";
       for (const EpilogueCase* c : {&staged, &reductions}) {
         if (kinds == detail::kSm90EdgeTiles && c == &reductions) continue;
         jobs.push_back(make_job(name + c->name, *c, bits16 ? bf16 : e4m3, config, true, !bits16, rng, nullptr, k,

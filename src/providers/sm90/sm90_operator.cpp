@@ -289,14 +289,19 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   }
   const std::int64_t cm = config_.cluster_m;
   const std::int64_t cluster_tiles = sm90_cluster_tiles(config_, p.M, p.N, p.L);
-  const std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
-  const std::int64_t sk_tiles =
-      plan.stream_k_code ? sm90_stream_k_tiles(config_, cluster_tiles, ceil_div(p.K, config_.bk()), ctas / cm) : 0;
+  std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
+  const std::int64_t k_blocks = ceil_div(p.K, config_.bk());
+  // Split-K: every tile on two CTAs (sm90_splits_k); stream-K: the last waves' tiles.
+  const bool split = plan.stream_k_code && sm90_splits_k(config_, p, static_cast<int>(k.max_ctas));
+  const std::int64_t sk_tiles = !plan.stream_k_code ? 0
+                                : split             ? cluster_tiles
+                                                    : sm90_stream_k_tiles(config_, cluster_tiles, k_blocks, ctas / cm);
   if (sk_tiles > 0) {
     if (const StreamKSpace* space = stream_k_workspace(driver, device, config.stream)) {
       gemm.sk_tiles = static_cast<int>(sk_tiles);
       gemm.sk_flags = space->flags;
       gemm.sk_partials = space->partials;
+      if (split) ctas = 2 * cluster_tiles;
     }
   }
   config.grid = {static_cast<unsigned>(ctas), 1, 1};

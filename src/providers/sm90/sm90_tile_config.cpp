@@ -152,6 +152,13 @@ constexpr double kPromotionCost = 1.05;
 /// step with the neighbours that read the same operand rows and columns).
 constexpr double kStreamKFixupKBlocks = 4.0;
 constexpr double kStreamKSlowdown = 1.65;
+/// Split-K's partial sum on a grouped-k tile: at most 32 KB (64x128 f32),
+/// half a pingpong tile's, in k-blocks of that tile's time.
+constexpr double kSplitKFixupKBlocks = 2.0;
+/// And a margin: a split ranks above whole tiles only where it puts clearly
+/// more SMs to work (M = 16, N = K = 8192 keeps its 128 whole 64x64 x4
+/// tiles rather than 64 split 64x128 x2 ones).
+constexpr double kSplitKCost = 1.15;
 /// A box row of an operand whose rows (pitch, batch stride or base) are not
 /// 128-byte aligned spans two 128-byte lines, and costs the L2 -> shared
 /// memory fill as much as two: bf16, H200 (2026-11-30), 3000^3 (A's and
@@ -301,7 +308,7 @@ std::int64_t sm90_cluster_tiles(const Sm90TileConfig& c, std::int64_t M, std::in
 
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept {
-  if (!c.may_cut_along_k() || slots < 1 || k_blocks < 1 || tiles < 2 * slots) return 0;
+  if (!c.pingpong || !c.may_cut_along_k() || slots < 1 || k_blocks < 1 || tiles < 2 * slots) return 0;
   const std::int64_t rest = tiles % slots;
   if (rest == 0) return 0;
   // The cut ranges (1 + rest / slots tiles each, computed slower) against
@@ -311,8 +318,15 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, st
   return cut_time < 2.0 ? rest + slots : 0;
 }
 
+bool sm90_splits_k(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
+  if (c.pingpong || !c.may_cut_along_k() || (p.M > c.bm && p.N > c.bn)) return false;
+  const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
+  return tiles >= 1 && 2 * tiles <= sm_count && ceil_div(p.K, c.bk()) >= kSm90SplitKMinKBlocks;
+}
+
 bool sm90_stream_k_code(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
   if (!c.may_cut_along_k()) return false;
+  if (!c.pingpong) return sm90_splits_k(c, p, sm_count);
   if (c.cluster_m > 1) return true;
   const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   const std::int64_t slots = std::min<std::int64_t>(std::max(sm_count, 1), tiles);
@@ -330,7 +344,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const std::int64_t cluster_tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   const std::int64_t slots = sms / c.cluster_m;
   const std::int64_t k_block_count = std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1);
-  const double k_blocks = static_cast<double>(k_block_count);
+  // Split-K: each CTA computes half of K, then the partial sum's trip.
+  const bool split = sm90_splits_k(c, p, sms);
+  const double k_blocks = split ? static_cast<double>(ceil_div(k_block_count, 2)) + kSplitKFixupKBlocks
+                                : static_cast<double>(k_block_count);
   // Stream-K: the last two waves take the time of the cut ranges (see sm90_stream_k_tiles).
   const std::int64_t cut = sm90_stream_k_tiles(c, cluster_tiles, k_block_count, slots);
   const double waves = cut > 0 ? static_cast<double>((cluster_tiles - cut) / slots) +
@@ -348,7 +365,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const double L = static_cast<double>(std::max<std::int64_t>(p.L, 1));
   const double M = static_cast<double>(p.M), N = static_cast<double>(p.N), K = static_cast<double>(p.K);
   const double bytes = L * ((M * K + K * N) * in_bytes + M * N * size_bytes(p.D.dtype));
-  const double busy_ctas = static_cast<double>(std::min(cluster_tiles, slots) * c.cluster_m);
+  const double busy_ctas = static_cast<double>(std::min(cluster_tiles, slots) * c.cluster_m) * (split ? 2 : 1);
   const double a_rows = static_cast<double>(std::min<std::int64_t>(c.bm, p.M));
   const double b_rows = static_cast<double>(std::min<std::int64_t>(c.bn, p.N));
   const bool a_streamed = ceil_div(p.N, c.bn) <= 2;
@@ -368,7 +385,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const bool streaming = cluster_tiles > slots;
   const double a_cost = streaming ? row_fill_cost(p.A, false, c.operands, p.L) : 1.0,
                b_cost = streaming ? row_fill_cost(p.B, true, c.operands, p.L) : 1.0;
-  const double fill = static_cast<double>(cluster_tiles * c.cluster_m) * k_blocks * 128.0 *
+  const double fill = static_cast<double>(cluster_tiles * c.cluster_m * k_block_count) * 128.0 *
                       (a_rows * a_cost + b_loaded * b_cost);
   double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});
   // Ties (memory- or fill-bound shapes) go to the tile that computes faster.
@@ -385,6 +402,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     if (c.cluster_m == 2) time *= many_waves && c.promote_k_blocks == 0 ? 0.995 : 1.005;
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
+  if (split) time *= kSplitKCost;
   if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
                                                 padded_box_rows(p.N, c.bn, b_cut));

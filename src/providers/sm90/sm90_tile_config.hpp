@@ -44,10 +44,14 @@ struct Sm90TileConfig {
   int operand_bytes() const noexcept;
   /// K per pipeline stage: one 128-byte swizzle row.
   int bk() const noexcept { return 128 / operand_bytes(); }
-  /// Whether stream-K may cut this tile's problems along K (the kernel's
+  /// Whether this tile's problems may be cut along K (the kernel's
   /// Cfg::kStreamK, unless its kernel leaves the code out): pingpong tiles
-  /// with one k-block per stage.
-  bool may_cut_along_k() const noexcept { return pingpong && k_group == 1; }
+  /// with one k-block per stage (stream-K, sm90_stream_k_tiles) and the
+  /// grouped-k cooperative 1x1 tiles without promotion (split-K,
+  /// sm90_splits_k).
+  bool may_cut_along_k() const noexcept {
+    return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1 && k_group > 1);
+  }
   /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
   /// or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }
@@ -97,13 +101,26 @@ std::int64_t sm90_cluster_tiles(const Sm90TileConfig& config, std::int64_t M, st
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept;
 
+/// Split-K (GemmParams::sk_tiles = tiles on twice as many CTAs): whether a
+/// grouped-k tile runs each tile of skinny problem `p` (one row or one
+/// column of tiles: a weight matrix streamed past a few activations) on two
+/// CTAs, one per half of K (the second adds the first's partial sum and runs
+/// the epilogue): when the tiles fill at most half of the `sm_count` SMs and
+/// K is deep enough (kSm90SplitKMinKBlocks) for the halves to outweigh the
+/// partial sums' trip through L2. The weights (M = 8, N = K = 4096) then
+/// stream through twice as many SMs: 10-12% faster on the H200, and 15% at
+/// N = 1024 (16 tiles). Not the plain 64x64 tile at M = 64: there light
+/// epilogues ran 6-8% slower split, heavy ones up to 13% faster.
+bool sm90_splits_k(const Sm90TileConfig& config, const Problem& p, int sm_count) noexcept;
+inline constexpr std::int64_t kSm90SplitKMinKBlocks = 32;
+
 /// Whether `config`'s kernel for problem `p` on `sm_count` SMs carries
 /// stream-K's code: on tiles that can cut (sm90_stream_k_tiles), a 2x1
 /// cluster's always (how many of its clusters run comes from the loaded
 /// kernel) and a 1x1 tile's only when the problem's last waves are cut. The
 /// kernel without it has a quarter less code to compile (0.88 -> 0.65 s for
-/// the 128x128 pingpong unit of relu+F); problems of one epilogue and tile
-/// that do and do not cut then use two kernels.
+/// the 128x128 pingpong unit of relu+F); a cooperative tile's only when
+/// the problem splits (sm90_splits_k).
 bool sm90_stream_k_code(const Sm90TileConfig& config, const Problem& problem, int sm_count) noexcept;
 
 /// The kinds of tile of a problem, the kernel's kTileKinds mask

@@ -788,6 +788,9 @@ std::string shape_of(const Sm90TileConfig& c) { return c.shape_name(); }
 
 TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
+  // Skinny problems of 64 tiles or fewer split K (sm90_splits_k) on the grouped 64x64 tile.
+  EXPECT_EQ(shape_of(best_for(8, 4096, 4096)), "64x64x64_c1x1_kgroup4");
+  EXPECT_EQ(shape_of(best_for(16, 1024, 4096)), "64x64x64_c1x1_kgroup4");
   // 128x256 would leave 100 SMs idle; 64x64 would take two waves; of the
   // one-wave tiles with the deepest ring, 64x128 measured faster than 128x64.
   EXPECT_EQ(shape_of(best_for(1024, 1024, 1024)), "64x128x64_c1x1");

@@ -1,7 +1,8 @@
 // Stream-K's host decisions and the kernel's work lists (kernels/
 // sm90_work_list.cuh, compiled here for the host): which tiles are cut,
 // and that the CTAs' items cover every tile's k-blocks exactly once, with
-// each cut tile's partial written before the CTA after the writer finishes it.
+// each cut tile's partial written before the CTA after the writer finishes it;
+// split-K's choice of skinny problems.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -63,10 +64,47 @@ TEST(Sm90StreamK, KernelsCarryStreamKCodeOnlyWhereTilesMayBeCut) {
   Sm90TileConfig clustered = c;
   clustered.cluster_m = 2;
   EXPECT_TRUE(detail::sm90_stream_k_code(clustered, problem(1024, 1024, 1024), 132));
+  // A grouped-k tile's kernel carries it only for a problem it splits.
+  const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
+  EXPECT_FALSE(detail::sm90_stream_k_code(grouped, problem(16, 8192, 8192), 132));
+  EXPECT_TRUE(detail::sm90_stream_k_code(grouped, problem(16, 4096, 4096), 132));
   // Tiles that never cut have no stream-K code to leave out.
   Sm90TileConfig cooperative = c;
   cooperative.pingpong = false;
-  EXPECT_FALSE(detail::sm90_stream_k_code(cooperative, problem(8192, 8192, 8192), 132));
+  EXPECT_FALSE(detail::sm90_stream_k_code(cooperative, problem(16, 4096, 4096), 132));
+  Sm90TileConfig precise{128, 128, 1, 5, Sm90OperandClass::fp8, false, 1};
+  EXPECT_FALSE(detail::sm90_stream_k_code(precise, problem(16, 4096, 4096), 132));
+}
+
+TEST(Sm90StreamK, SplitsSkinnyProblemsThatLeaveHalfTheSmsIdle) {
+  const auto problem = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    detail::Problem p;
+    p.M = m;
+    p.N = n;
+    p.K = k;
+    return p;
+  };
+  const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
+  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(8, 4096, 4096), 132));    // 64 tiles on 128 CTAs
+  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(64, 4096, 4096), 132));
+  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(16, 1024, 4096), 132));   // 16 tiles
+  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(16, 8192, 8192), 132));  // 128 tiles: every SM busy
+  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(16, 4096, 4096), 100));  // more tiles than half the SMs
+  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(16, 4096, 1984), 132));  // 31 k-blocks: too shallow
+  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(16, 4096, 2048), 132));
+  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(128, 4096, 4096), 132));  // two rows of tiles
+  const Sm90TileConfig plain{64, 64, 1, 13, Sm90OperandClass::bits16};
+  EXPECT_FALSE(detail::sm90_splits_k(plain, problem(64, 4096, 4096), 132));  // measured mixed
+  // Skinny along N (A holds the weights): one column of tiles.
+  const Sm90TileConfig tall{128, 64, 1, 4, Sm90OperandClass::bits16, false, 0, 2};
+  EXPECT_TRUE(detail::sm90_splits_k(tall, problem(4096, 16, 4096), 132));
+  // Neither pingpong tiles (stream-K's) nor clusters nor promotion.
+  Sm90TileConfig pingpong = pingpong_128x128();
+  EXPECT_FALSE(detail::sm90_splits_k(pingpong, problem(128, 4096, 4096), 132));
+  const Sm90TileConfig clustered{128, 128, 2, 5, Sm90OperandClass::bits16};
+  EXPECT_FALSE(detail::sm90_splits_k(clustered, problem(128, 4096, 4096), 132));
+  const Sm90TileConfig precise{64, 64, 1, 13, Sm90OperandClass::fp8, false, 1};
+  EXPECT_FALSE(detail::sm90_splits_k(precise, problem(16, 4096, 4096), 132));
 }
 
 /// Every item of every slot, checked against the rules the kernel relies on.
@@ -137,6 +175,8 @@ TEST(Sm90StreamK, WorkListsCoverEveryKBlockOnceAndCutEachTileAtMostOnce) {
   check_work_lists(100, 7, 10, 10);       // ranges of exactly one tile's k-blocks on average
   check_work_lists(50, 1, 12, 0);         // no stream-K: every slot's tiles whole
   check_work_lists(50, 13, 12, 50);       // every tile cut along K
+  check_work_lists(64, 16, 128, 64);      // split-K: 8x4096x4096 on 64x64 x4, two CTAs per tile
+  check_work_lists(16, 7, 32, 16);        // an odd number of stages
 }
 
 TEST(Sm90StreamK, BalancesTheCtasToWithinOneKBlock) {
