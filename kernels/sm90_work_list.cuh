@@ -14,7 +14,9 @@
 // computes the rest, adds the partial and runs the epilogue (finishes). A
 // CTA takes its pieces in the order partial, whole tiles, finish, so every
 // partial is written at the start and read at the end of the stream-K
-// ranges, and a CTA waits only on the one before it.
+// ranges, and a CTA waits only on the one before it. Split-K is the case
+// sk_tiles = tiles = slots / 2: every range is half a tile (the host splits
+// skinny problems so), so each tile is cut once, at half its k-blocks.
 #pragma once
 
 #if defined(__CUDACC__)
