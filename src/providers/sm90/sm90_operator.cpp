@@ -83,7 +83,23 @@ std::string Sm90Operator::generated_source(const Problem& p) const {
 std::vector<std::string> Sm90Operator::plan_notes(const Problem& p) const {
   Sm90Plan plan;
   if (!make_sm90_plan(p, config_, plan)) return {};
-  return sm90_plan_notes(p, plan, config_.operands);
+  std::vector<std::string> notes = sm90_plan_notes(p, plan, config_.operands);
+  // How K is cut on the device's SMs (a 2x1 cluster's count of CTAs is
+  // known only once its kernel is loaded).
+  const int sms = sm_count_of(p.device_index);
+  const std::int64_t tiles = sm90_cluster_tiles(config_, p.M, p.N, p.L);
+  const std::string on = " (on " + std::to_string(sms) + " SMs; not while the stream captures a graph)";
+  if (sm90_splits_k(config_, p, sms)) {
+    notes.push_back("split-K: each of the " + std::to_string(tiles) + " tiles runs on two CTAs, one per half of K" +
+                    on);
+  } else if (config_.cluster_m == 1) {
+    const std::int64_t cut = sm90_stream_k_tiles(config_, tiles, ceil_div(p.K, config_.bk()), std::min<std::int64_t>(sms, tiles));
+    if (cut > 0) {
+      notes.push_back("stream-K: the last " + std::to_string(cut) + " of the " + std::to_string(tiles) +
+                      " tiles are cut along K into one range per CTA" + on);
+    }
+  }
+  return notes;
 }
 
 Status Sm90Operator::check_device(const Problem& p) const {

@@ -13,6 +13,7 @@
 #include "common/host_tensor.hpp"
 #include "epigemm/epigemm.hpp"
 #include "providers/sm90/sm90_kernel_source.hpp"
+#include "providers/sm90/sm90_operator.hpp"
 #include "providers/sm90/sm90_plan.hpp"
 #include "providers/sm90/sm90_repack.hpp"
 #include "providers/sm90/sm90_tensor_maps.hpp"
@@ -185,6 +186,25 @@ TEST(Sm90Plan, RepacksOperandsTmaCannotReadAsTheyLie) {
   // Aligned operands are read as they lie.
   ASSERT_TRUE(HostProblem(DType::f16, {40, 8}, {}, {8, 32}, {}, DType::f16).plan(kBig16, plan));
   EXPECT_EQ(detail::sm90_repack_bytes(plan), 0u);
+}
+
+TEST(Sm90Plan, NotesSayHowKIsCut) {
+  // Without a GPU the operator assumes an H100/H200's 132 SMs (with one, its
+  // own count, so only the H200's numbers are compared).
+  const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
+  const HostProblem skinny(DType::bf16, {16, 2048}, {}, {2048, 1024}, {}, DType::bf16);
+  const std::vector<std::string> split = detail::Sm90Operator(grouped).plan_notes(skinny.problem);
+  ASSERT_EQ(split.size(), 1u);
+  EXPECT_TRUE(contains(split[0], "split-K: each of the 16 tiles runs on two CTAs, one per half of K (on ")) << split[0];
+  EXPECT_TRUE(contains(split[0], " SMs; not while the stream captures a graph)")) << split[0];
+  const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
+  const HostProblem cut(DType::bf16, {1920, 2048}, {}, {2048, 2304}, {}, DType::bf16);
+  const std::vector<std::string> stream_k = detail::Sm90Operator(pingpong).plan_notes(cut.problem);
+  ASSERT_EQ(stream_k.size(), 1u);
+  EXPECT_TRUE(contains(stream_k[0], " of the 270 tiles are cut along K into one range per CTA")) << stream_k[0];
+  if (contains(stream_k[0], "(on 132 SMs")) EXPECT_TRUE(contains(stream_k[0], "the last 138 of")) << stream_k[0];
+  // Whole tiles: no note.
+  EXPECT_TRUE(detail::Sm90Operator(pingpong).plan_notes(skinny.problem).empty());
 }
 
 TEST(Sm90Plan, NotesSayWhatIsRepackedAndWhy) {
