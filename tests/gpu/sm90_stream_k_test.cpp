@@ -35,6 +35,23 @@ std::int64_t cut_tiles(const runtime::Driver& driver, const detail::Sm90TileConf
 #define EPIGEMM_REQUIRE_132_SMS(driver_var) \
   if (driver_var->device_info(0).sm_count != 132) GTEST_SKIP() << "the shapes are chosen for 132 SMs"
 
+/// bf16 A and B of extents `s` and an epilogue with a staged C, a row vector,
+/// an f32 F output, a row sum and amax: what a cut tile must carry across.
+void add_cut_case(GpuProblem& p, const Extents& s) {
+  add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K);
+  p.set_source(
+      "def epi(accum, alpha, C, bias):\n    F = accum * alpha + C * 2.0\n    D = relu(F + bias)\n"
+      "    rows = sum(F)\n    am = amax(D)\n    return D, F, rows, am\n");
+  p.scalar("alpha", 0.75);
+  const Dims tile{s.L, s.M, s.N};
+  p.add("C", DType::bf16, tile, padded_rows(DType::bf16, tile));
+  p.add("bias", DType::f32, {s.N});
+  p.add("D", DType::bf16, tile, padded_rows(DType::bf16, tile), true);
+  p.add("F", DType::f32, tile, padded_rows(DType::f32, tile), true);
+  p.add("rows", DType::f32, {s.L, s.M, 1}, {}, true);
+  p.add("am", DType::f32, {s.L, 1, 1}, {}, true);
+}
+
 class Sm90StreamK : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};
@@ -54,18 +71,7 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
       ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
       GpuProblem p(*driver, rng);
-      add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K);
-      p.set_source(
-          "def epi(accum, alpha, C, bias):\n    F = accum * alpha + C * 2.0\n    D = relu(F + bias)\n"
-          "    rows = sum(F)\n    am = amax(D)\n    return D, F, rows, am\n");
-      p.scalar("alpha", 0.75);
-      const Dims tile{s.L, s.M, s.N};
-      p.add("C", DType::bf16, tile, padded_rows(DType::bf16, tile));
-      p.add("bias", DType::f32, {s.N});
-      p.add("D", DType::bf16, tile, padded_rows(DType::bf16, tile), true);
-      p.add("F", DType::f32, tile, padded_rows(DType::f32, tile), true);
-      p.add("rows", DType::f32, {s.L, s.M, 1}, {}, true);
-      p.add("am", DType::f32, {s.L, 1, 1}, {}, true);
+      add_cut_case(p, s);
       // Two launches per poison on the same stream: the second finds the
       // flags the first left (all back to zero) and the partials it wrote.
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
@@ -91,18 +97,7 @@ TEST_F(Sm90StreamK, SplitKOnSkinnyProblemsMatchesTheReference) {
     for (const Extents& s : shapes) {
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
       GpuProblem p(*driver, rng);
-      add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K);
-      p.set_source(
-          "def epi(accum, alpha, C, bias):\n    F = accum * alpha + C * 2.0\n    D = relu(F + bias)\n"
-          "    rows = sum(F)\n    am = amax(D)\n    return D, F, rows, am\n");
-      p.scalar("alpha", 0.75);
-      const Dims tile{s.L, s.M, s.N};
-      p.add("C", DType::bf16, tile, padded_rows(DType::bf16, tile));
-      p.add("bias", DType::f32, {s.N});
-      p.add("D", DType::bf16, tile, padded_rows(DType::bf16, tile), true);
-      p.add("F", DType::f32, tile, padded_rows(DType::f32, tile), true);
-      p.add("rows", DType::f32, {s.L, s.M, 1}, {}, true);
-      p.add("am", DType::f32, {s.L, 1, 1}, {}, true);
+      add_cut_case(p, s);
       detail::Problem problem;
       detail::analyze(p.args(true, DType::f32, DType::f32), problem);
       if (!detail::sm90_splits_k(config, problem, sms)) continue;

@@ -45,15 +45,16 @@ TEST(Sm90StreamK, CutsTheLastPartialWaveAndOneFullWaveWhenTheLastWaveIsNearlyEmp
   EXPECT_EQ(detail::sm90_stream_k_tiles(cooperative, 1024, 64, 132), 0);
 }
 
+detail::Problem problem(std::int64_t m, std::int64_t n, std::int64_t k) {
+  detail::Problem p;
+  p.M = m;
+  p.N = n;
+  p.K = k;
+  return p;
+}
+
 TEST(Sm90StreamK, KernelsCarryStreamKCodeOnlyWhereTilesMayBeCut) {
   const Sm90TileConfig c = pingpong_128x128();
-  const auto problem = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-    detail::Problem p;
-    p.M = m;
-    p.N = n;
-    p.K = k;
-    return p;
-  };
   EXPECT_TRUE(detail::sm90_stream_k_code(c, problem(8192, 8192, 8192), 132));
   EXPECT_TRUE(detail::sm90_stream_k_code(c, problem(4096, 14336, 4096), 132));
   EXPECT_FALSE(detail::sm90_stream_k_code(c, problem(4096, 4096, 4096), 132));
@@ -77,13 +78,6 @@ TEST(Sm90StreamK, KernelsCarryStreamKCodeOnlyWhereTilesMayBeCut) {
 }
 
 TEST(Sm90StreamK, SplitsSkinnyProblemsThatLeaveHalfTheSmsIdle) {
-  const auto problem = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-    detail::Problem p;
-    p.M = m;
-    p.N = n;
-    p.K = k;
-    return p;
-  };
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
   EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(8, 4096, 4096), 132));    // 64 tiles on 128 CTAs
   EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(64, 4096, 4096), 132));
