@@ -73,7 +73,7 @@ TEST(Sm90StreamK, KernelsCarryStreamKCodeOnlyWhereTilesMayBeCut) {
   Sm90TileConfig cooperative = c;
   cooperative.pingpong = false;
   EXPECT_FALSE(detail::sm90_stream_k_code(cooperative, problem(16, 4096, 4096), 132));
-  Sm90TileConfig precise{128, 128, 1, 5, Sm90OperandClass::fp8, false, 1};
+  const Sm90TileConfig precise{128, 128, 1, 5, Sm90OperandClass::fp8, false, 1};
   EXPECT_FALSE(detail::sm90_stream_k_code(precise, problem(16, 4096, 4096), 132));
 }
 
@@ -93,12 +93,11 @@ TEST(Sm90StreamK, SplitsSkinnyProblemsThatLeaveHalfTheSmsIdle) {
   const Sm90TileConfig tall{128, 64, 1, 4, Sm90OperandClass::bits16, false, 0, 2};
   EXPECT_TRUE(detail::sm90_splits_k(tall, problem(4096, 16, 4096), 132));
   // Neither pingpong tiles (stream-K's) nor clusters nor promotion.
-  Sm90TileConfig pingpong = pingpong_128x128();
-  EXPECT_FALSE(detail::sm90_splits_k(pingpong, problem(128, 4096, 4096), 132));
-  const Sm90TileConfig clustered{128, 128, 2, 5, Sm90OperandClass::bits16};
-  EXPECT_FALSE(detail::sm90_splits_k(clustered, problem(128, 4096, 4096), 132));
-  const Sm90TileConfig precise{64, 64, 1, 13, Sm90OperandClass::fp8, false, 1};
-  EXPECT_FALSE(detail::sm90_splits_k(precise, problem(16, 4096, 4096), 132));
+  EXPECT_FALSE(detail::sm90_splits_k(pingpong_128x128(), problem(128, 4096, 4096), 132));
+  const Sm90TileConfig clustered{64, 64, 2, 3, Sm90OperandClass::bits16, false, 0, 4};
+  EXPECT_FALSE(detail::sm90_splits_k(clustered, problem(16, 4096, 4096), 132));
+  const Sm90TileConfig promoted{64, 64, 1, 3, Sm90OperandClass::fp8, false, 1, 4};
+  EXPECT_FALSE(detail::sm90_splits_k(promoted, problem(16, 4096, 4096), 132));
 }
 
 /// Every item of every slot, checked against the rules the kernel relies on.
