@@ -202,7 +202,9 @@ TEST(Sm90Plan, NotesSayHowKIsCut) {
   const std::vector<std::string> stream_k = detail::Sm90Operator(pingpong).plan_notes(cut.problem);
   ASSERT_EQ(stream_k.size(), 1u);
   EXPECT_TRUE(contains(stream_k[0], " of the 270 tiles are cut along K into one range per CTA")) << stream_k[0];
-  if (contains(stream_k[0], "(on 132 SMs")) EXPECT_TRUE(contains(stream_k[0], "the last 138 of")) << stream_k[0];
+  if (contains(stream_k[0], "(on 132 SMs")) {
+    EXPECT_TRUE(contains(stream_k[0], "the last 138 of")) << stream_k[0];
+  }
   // Whole tiles: no note.
   EXPECT_TRUE(detail::Sm90Operator(pingpong).plan_notes(skinny.problem).empty());
 }
