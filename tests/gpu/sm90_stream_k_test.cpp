@@ -85,6 +85,7 @@ TEST_F(Sm90StreamK, SplitKOnSkinnyProblemsMatchesTheReference) {
   // two CTAs, one per half of K's stages; odd extents, a partial last
   // stage, a batch, a staged C, an F output and reductions.
   EPIGEMM_REQUIRE_SM90(driver);
+  EPIGEMM_REQUIRE_132_SMS(driver);
   const int sms = driver->device_info(0).sm_count;
   int split_configs = 0;
   for (const detail::Sm90TileConfig& config : detail::sm90_tile_configs()) {
