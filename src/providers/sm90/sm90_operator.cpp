@@ -86,18 +86,16 @@ std::vector<std::string> Sm90Operator::plan_notes(const Problem& p) const {
   std::vector<std::string> notes = sm90_plan_notes(p, plan, config_.operands);
   // How K is cut on the device's SMs (a 2x1 cluster's count of CTAs is
   // known only once its kernel is loaded).
+  if (config_.cluster_m > 1) return notes;
   const int sms = sm_count_of(p.device_index);
-  const std::int64_t tiles = sm90_cluster_tiles(config_, p.M, p.N, p.L);
+  const Sm90KCut cut = sm90_k_cut(config_, p, sms);
+  const std::string tiles = std::to_string(sm90_cluster_tiles(config_, p.M, p.N, p.L));
   const std::string on = " (on " + std::to_string(sms) + " SMs; not while the stream captures a graph)";
-  if (sm90_splits_k(config_, p, sms)) {
-    notes.push_back("split-K: each of the " + std::to_string(tiles) + " tiles runs on two CTAs, one per half of K" +
-                    on);
-  } else if (config_.cluster_m == 1) {
-    const std::int64_t cut = sm90_stream_k_tiles(config_, tiles, ceil_div(p.K, config_.bk()), std::min<std::int64_t>(sms, tiles));
-    if (cut > 0) {
-      notes.push_back("stream-K: the last " + std::to_string(cut) + " of the " + std::to_string(tiles) +
-                      " tiles are cut along K into one range per CTA" + on);
-    }
+  if (cut.split) {
+    notes.push_back("split-K: each of the " + tiles + " tiles runs on two CTAs, one per half of K" + on);
+  } else if (cut.sk_tiles > 0) {
+    notes.push_back("stream-K: the last " + std::to_string(cut.sk_tiles) + " of the " + tiles +
+                    " tiles are cut along K into one range per CTA" + on);
   }
   return notes;
 }
@@ -303,27 +301,21 @@ void Sm90Operator::run(const Problem& p, void* stream) {
     config.grid = {static_cast<unsigned>(std::min<std::int64_t>(ceil_div(total, kSm90FillThreads), 1 << 16)), 1, 1};
     driver.launch(k.fill, config, fill_params);
   }
-  const std::int64_t cm = config_.cluster_m;
-  const std::int64_t cluster_tiles = sm90_cluster_tiles(config_, p.M, p.N, p.L);
-  std::int64_t ctas = std::min<std::int64_t>(k.max_ctas / cm, cluster_tiles) * cm;
-  const std::int64_t k_blocks = ceil_div(p.K, config_.bk());
-  // Split-K: every tile on two CTAs (sm90_splits_k); stream-K: the last waves' tiles.
-  const bool split = plan.stream_k_code && sm90_splits_k(config_, p, static_cast<int>(k.max_ctas));
-  const std::int64_t sk_tiles = !plan.stream_k_code ? 0
-                                : split             ? cluster_tiles
-                                                    : sm90_stream_k_tiles(config_, cluster_tiles, k_blocks, ctas / cm);
-  if (sk_tiles > 0) {
+  // Split-K or stream-K where the kernel has the code and the stream a workspace.
+  const Sm90KCut cut = sm90_k_cut(config_, p, static_cast<int>(k.max_ctas));
+  std::int64_t ctas = cut.whole_ctas;
+  if (plan.stream_k_code && cut.sk_tiles > 0) {
     if (const StreamKSpace* space = stream_k_workspace(driver, device, config.stream)) {
-      gemm.sk_tiles = static_cast<int>(sk_tiles);
+      gemm.sk_tiles = static_cast<int>(cut.sk_tiles);
       gemm.sk_flags = space->flags;
       gemm.sk_partials = space->partials;
-      if (split) ctas = 2 * cluster_tiles;
+      ctas = cut.ctas;
     }
   }
   config.grid = {static_cast<unsigned>(ctas), 1, 1};
   config.block = {static_cast<unsigned>(kSm90Threads), 1, 1};
   config.shared_bytes = k.shared_bytes;
-  config.cluster = {static_cast<unsigned>(cm), 1, 1};
+  config.cluster = {static_cast<unsigned>(config_.cluster_m), 1, 1};
   // A programmatic dependent of the stream's previous kernel: the GEMM's
   // launch and set-up may overlap the end of that kernel, and it waits for
   // it (griddepcontrol.wait) before it touches global memory. After a fill

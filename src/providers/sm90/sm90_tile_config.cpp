@@ -324,13 +324,25 @@ bool sm90_splits_k(const Sm90TileConfig& c, const Problem& p, int sm_count) noex
   return tiles >= 1 && 2 * tiles <= sm_count && ceil_div(p.K, c.bk()) >= kSm90SplitKMinKBlocks;
 }
 
+Sm90KCut sm90_k_cut(const Sm90TileConfig& c, const Problem& p, int max_ctas) noexcept {
+  const std::int64_t cm = c.cluster_m;
+  const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
+  Sm90KCut cut;
+  cut.whole_ctas = cut.ctas = std::min<std::int64_t>(max_ctas / cm, tiles) * cm;
+  if (sm90_splits_k(c, p, max_ctas)) {
+    cut.split = true;
+    cut.sk_tiles = tiles;
+    cut.ctas = 2 * tiles;
+  } else {
+    cut.sk_tiles = sm90_stream_k_tiles(c, tiles, ceil_div(p.K, c.bk()), cut.ctas / cm);
+  }
+  return cut;
+}
+
 bool sm90_stream_k_code(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
   if (!c.may_cut_along_k()) return false;
-  if (!c.pingpong) return sm90_splits_k(c, p, sm_count);
-  if (c.cluster_m > 1) return true;
-  const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
-  const std::int64_t slots = std::min<std::int64_t>(std::max(sm_count, 1), tiles);
-  return sm90_stream_k_tiles(c, tiles, ceil_div(p.K, c.bk()), slots) > 0;
+  if (c.pingpong && c.cluster_m > 1) return true;
+  return sm90_k_cut(c, p, sm_count).sk_tiles > 0;
 }
 
 int sm90_tile_kinds(const Sm90TileConfig& c, const Problem& p) noexcept {

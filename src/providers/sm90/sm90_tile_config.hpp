@@ -114,6 +114,19 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tile
 bool sm90_splits_k(const Sm90TileConfig& config, const Problem& p, int sm_count) noexcept;
 inline constexpr std::int64_t kSm90SplitKMinKBlocks = 32;
 
+/// How a launch of problem `p` cuts K when `max_ctas` CTAs fit on the
+/// device at once (1x1 tiles: its SM count): GemmParams::sk_tiles (0: every
+/// tile whole) and the CTAs to launch with it: two per tile for split-K
+/// (sm90_splits_k), else one per SM up to the tiles, the last waves cut by
+/// stream-K (sm90_stream_k_tiles). Whole tiles launch `whole_ctas`.
+struct Sm90KCut {
+  std::int64_t sk_tiles = 0;
+  std::int64_t ctas = 0;
+  std::int64_t whole_ctas = 0;
+  bool split = false;
+};
+Sm90KCut sm90_k_cut(const Sm90TileConfig& config, const Problem& p, int max_ctas) noexcept;
+
 /// Whether `config`'s kernel for problem `p` on `sm_count` SMs carries
 /// stream-K's code: on tiles that can cut (sm90_stream_k_tiles), a 2x1
 /// cluster's always (how many of its clusters run comes from the loaded

@@ -100,6 +100,23 @@ TEST(Sm90StreamK, SplitsSkinnyProblemsThatLeaveHalfTheSmsIdle) {
   EXPECT_FALSE(detail::sm90_splits_k(promoted, problem(16, 4096, 4096), 132));
 }
 
+TEST(Sm90StreamK, LaunchesTwoCtasPerSplitTileAndOnePerSmForStreamK) {
+  const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
+  const detail::Sm90KCut split = detail::sm90_k_cut(grouped, problem(8, 4096, 4096), 132);
+  EXPECT_TRUE(split.split);
+  EXPECT_EQ(split.sk_tiles, 64);
+  EXPECT_EQ(split.ctas, 128);
+  EXPECT_EQ(split.whole_ctas, 64);
+  const detail::Sm90KCut stream_k = detail::sm90_k_cut(pingpong_128x128(), problem(8192, 8192, 8192), 132);
+  EXPECT_FALSE(stream_k.split);
+  EXPECT_EQ(stream_k.sk_tiles, 136);  // the last partial wave (4096 % 132 = 4 tiles) and one full wave
+  EXPECT_EQ(stream_k.ctas, 132);
+  EXPECT_EQ(stream_k.whole_ctas, 132);
+  const detail::Sm90KCut whole = detail::sm90_k_cut(pingpong_128x128(), problem(1024, 1024, 1024), 132);
+  EXPECT_EQ(whole.sk_tiles, 0);
+  EXPECT_EQ(whole.ctas, 64);
+}
+
 /// Every item of every slot, checked against the rules the kernel relies on.
 void check_work_lists(int tiles, int k_blocks, int slots, int sk_tiles) {
   SCOPED_TRACE(::testing::Message() << tiles << " tiles of " << k_blocks << " k-blocks, " << slots << " slots, "
