@@ -159,6 +159,13 @@ constexpr double kSplitKFixupKBlocks = 2.0;
 /// more SMs to work (M = 16, N = K = 8192 keeps its 128 whole 64x64 x4
 /// tiles rather than 64 split 64x128 x2 ones).
 constexpr double kSplitKCost = 1.15;
+/// The tiles are ranked as if they split K in two slices at most: the
+/// rankings with more slices put wider tiles first (64x128 x2 in 4 slices
+/// at M = 8 and 64, N = K = 4096; 128x64 x2 at N = 16), and those ran
+/// 1-18% slower than the 64x64 x4 (or plain 64x64) tile that two slices
+/// rank first (H200, 2026-11-30). The tile ranked first then runs in all
+/// the slices it has (sm90_split_k_slices).
+constexpr int kSplitKRankedSlices = 2;
 /// A box row of an operand whose rows (pitch, batch stride or base) are not
 /// 128-byte aligned spans two 128-byte lines, and costs the L2 -> shared
 /// memory fill as much as two: bf16, H200 (2026-11-30), 3000^3 (A's and
@@ -359,7 +366,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const std::int64_t slots = sms / c.cluster_m;
   const std::int64_t k_block_count = std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1);
   // Split-K: each CTA computes one slice of K, then the partial sums' trip.
-  const int slices = sm90_split_k_slices(c, p, sms);
+  const int slices = std::min(sm90_split_k_slices(c, p, sms), kSplitKRankedSlices);
   const bool split = slices > 1;
   const double k_blocks = split ? static_cast<double>(ceil_div(k_block_count, slices)) + kSplitKFixupKBlocks * (slices - 1)
                                 : static_cast<double>(k_block_count);

@@ -810,10 +810,10 @@ std::string shape_of(const Sm90TileConfig& c) { return c.shape_name(); }
 
 TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
-  // Skinny problems of 64 tiles or fewer split K (sm90_split_k_slices) on a
-  // grouped tile (8x4096x4096: 64x128 x2 in 4 slices by the model; 64x64 x4
-  // in 2 measured 10-12% faster than whole tiles).
-  EXPECT_EQ(shape_of(best_for(8, 4096, 4096)), "64x128x64_c1x1_kgroup2");
+  // Skinny problems of 64 tiles or fewer split K (sm90_split_k_slices) on
+  // the grouped 64x64 tile, ranked as two slices (kSplitKRankedSlices): 64
+  // tiles run in 2 slices, 16 in 8.
+  EXPECT_EQ(shape_of(best_for(8, 4096, 4096)), "64x64x64_c1x1_kgroup4");
   EXPECT_EQ(shape_of(best_for(16, 1024, 4096)), "64x64x64_c1x1_kgroup4");
   // 128x256 would leave 100 SMs idle; 64x64 would take two waves; of the
   // one-wave tiles with the deepest ring, 64x128 measured faster than 128x64.
