@@ -75,7 +75,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
   const bool hint_a = p.a_evict_first != 0, hint_b = p.b_evict_first != 0;
   const u64 evict_first = l2_evict_first_policy();
-  const WorkList work(sched.total, stage_count<Cfg>(k_blocks), gridDim.x / Cfg::kClusterM,
+  const WorkList<!Cfg::kPingpong> work(sched.total, stage_count<Cfg>(k_blocks), gridDim.x / Cfg::kClusterM,
                       blockIdx.x / Cfg::kClusterM, Cfg::kStreamK ? p.sk_tiles : 0);
   RingPosition<Cfg::kStages> ring;
   for (int i = 0;; ++i) {
@@ -227,30 +227,34 @@ __device__ __forceinline__ void write_partial(const GemmParams& p, int part,
   if (tid == 0) flag_release_gpu(p.sk_flags + Cfg::kConsumers * blockIdx.x + part, 1u);
 }
 
-/// Adds the partial sum the previous CTA (cluster) left for the cut tile
-/// this consumer finishes: acc holds the later k-blocks' sum, so the order
-/// of the additions is fixed. The first thread waits for the flag and
-/// clears it for the next launch.
+/// Adds the partial sums the `writers` CTAs (clusters) just before this one
+/// left for the cut tile this consumer finishes, nearest first: acc holds
+/// the later k-blocks' sum, so the order of the additions is fixed. The
+/// first thread waits for the flags and clears them for the next launch.
 template <class Cfg>
 __device__ __forceinline__ void add_partial(const GemmParams& p, int part,
                                             typename Cfg::Acc (&acc)[Cfg::kWgRows][Cfg::kAccRegs], int tid,
-                                            int barrier) {
-  const int writer = static_cast<int>(blockIdx.x) - Cfg::kClusterM;
+                                            int barrier, int writers) {
   if (tid == 0) {
-    unsigned* flag = p.sk_flags + Cfg::kConsumers * writer + part;
-    flag_acquire_gpu(flag, 1u);
-    flag_store(flag, 0u);
+    for (int w = 1; w <= writers; ++w) {
+      unsigned* flag = p.sk_flags + Cfg::kConsumers * (static_cast<int>(blockIdx.x) - w * Cfg::kClusterM) + part;
+      flag_acquire_gpu(flag, 1u);
+      flag_store(flag, 0u);
+    }
   }
   named_barrier_sync(barrier, 128);
-  const AccPair<typename Cfg::Acc>* slot = partial_slot<Cfg>(p, writer, part);
+  for (int w = 1; w <= writers; ++w) {
+    const AccPair<typename Cfg::Acc>* slot =
+        partial_slot<Cfg>(p, static_cast<int>(blockIdx.x) - w * Cfg::kClusterM, part);
 #pragma unroll
-  for (int r = 0; r < Cfg::kWgRows; ++r)
+    for (int r = 0; r < Cfg::kWgRows; ++r)
 #pragma unroll
-    for (int v = 0; v < Cfg::kAccRegs / 2; ++v) {
-      const AccPair<typename Cfg::Acc> x = __ldcg(slot + (r * Cfg::kAccRegs / 2 + v) * 128 + tid);
-      acc[r][2 * v] += x.x;
-      acc[r][2 * v + 1] += x.y;
-    }
+      for (int v = 0; v < Cfg::kAccRegs / 2; ++v) {
+        const AccPair<typename Cfg::Acc> x = __ldcg(slot + (r * Cfg::kAccRegs / 2 + v) * 128 + tid);
+        acc[r][2 * v] += x.x;
+        acc[r][2 * v + 1] += x.y;
+      }
+  }
 }
 
 /// The main loop of one tile with promotion (fp8 precise accumulation,
@@ -385,7 +389,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   // The CTA's work items (whole tiles, or with stream-K pieces of tiles cut
   // along K); a pingpong consumer takes every other one and skips the
   // other's stages. The producer walks the same list.
-  const WorkList work(sched.total, k_stages, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM,
+  const WorkList<!Cfg::kPingpong> work(sched.total, k_stages, gridDim.x / Cfg::kClusterM, blockIdx.x / Cfg::kClusterM,
                       Cfg::kStreamK ? p.sk_tiles : 0);
   const auto stages_of = [](const WorkItem& w) { return w.k_count(); };
   // Whose partial sums this consumer writes and reads (the pingpong
@@ -477,7 +481,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         write_partial<Cfg>(p, part, acc, tid, 1 + consumer);
         return false;
       }
-      if (item.role == WorkRole::finishes) add_partial<Cfg>(p, part, acc, tid, 1 + consumer);
+      if (item.role == WorkRole::finishes)
+        add_partial<Cfg>(p, part, acc, tid, 1 + consumer, work.partial_writers());
       return true;
     };
 

@@ -15,8 +15,10 @@
 // CTA takes its pieces in the order partial, whole tiles, finish, so every
 // partial is written at the start and read at the end of the stream-K
 // ranges, and a CTA waits only on the one before it. Split-K is the case
-// sk_tiles = tiles = slots / 2: every range is half a tile (the host splits
-// skinny problems so), so each tile is cut once, at half its k-blocks.
+// sk_tiles = tiles and slots = S * tiles (the host splits skinny problems
+// so): every range is 1/S of a tile, the first S - 1 of a tile's ranges
+// leave partials (the middle ones start inside the tile) and the last one
+// finishes it, adding the S - 1 partials of the CTAs before it.
 #pragma once
 
 #if defined(__CUDACC__)
@@ -45,7 +47,9 @@ struct WorkItem {
 
 /// The work list of slot `slot` of `slots` (CTAs, or clusters) over `tiles`
 /// tiles of `k_blocks` k-blocks, the last `sk_tiles` of them by stream-K
-/// (0, or at least `slots`: see above).
+/// (0, or at least `slots`: see above), or with kSplitsK every tile by
+/// split-K (sk_tiles = tiles, slots a multiple of it).
+template <bool kSplitsK = false>
 class WorkList {
  public:
   EPG_WORK_FN WorkList(int tiles, int k_blocks, int slots, int slot, int sk_tiles)
@@ -62,6 +66,10 @@ class WorkList {
     whole_first_ = head_k_ > 0 ? head_tile_ + 1 : head_tile_;
     sk_items_ = (tail_k_ > 0 ? 1 : 0) + (tail_tile_ - whole_first_) + (head_k_ > 0 ? 1 : 0);
   }
+
+  /// CTAs (clusters) just before a finishing one whose partials it adds:
+  /// one for stream-K, S - 1 for split-K in S slices.
+  EPG_WORK_FN int partial_writers() const { return kSplitsK && slots_ > sk_tiles_ ? slots_ / sk_tiles_ - 1 : 1; }
 
   /// Item `j` of this slot's list (tile -1 past its end).
   EPG_WORK_FN WorkItem item(int j) const {
@@ -83,6 +91,7 @@ class WorkList {
       if (tail_k_ > 0) {
         if (j == 0) {
           w.tile = tail_tile_;
+          if (kSplitsK && head_tile_ == tail_tile_) w.k_begin = head_k_;  // a range inside one tile
           w.k_end = tail_k_;
           w.role = WorkRole::writes_partial;
           return w;

@@ -7,6 +7,8 @@
 // whole tiles; skinny problems split K on the cooperative tiles; a problem
 // that cuts nothing runs on the loaded kernel with
 // stream-K's code rather than compiling one without it.
+#include <set>
+
 #include "api/problem.hpp"
 #include "gpu/graph_replay.hpp"
 #include "gpu/sm90_problem.hpp"
@@ -81,34 +83,38 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
 }
 
 TEST_F(Sm90StreamK, SplitKOnSkinnyProblemsMatchesTheReference) {
-  // Every grouped-k 16-bit tile (sm90_splits_k): each tile on
-  // two CTAs, one per half of K's stages; odd extents, a partial last
+  // Every grouped-k 16-bit tile (sm90_split_k_slices): each tile on 2, 4
+  // or 8 CTAs, one per slice of K's stages; odd extents, a partial last
   // stage, a batch, a staged C, an F output and reductions.
   EPIGEMM_REQUIRE_SM90(driver);
   EPIGEMM_REQUIRE_132_SMS(driver);
   const int sms = driver->device_info(0).sm_count;
   int split_configs = 0;
+  std::set<int> slice_counts;
   for (const detail::Sm90TileConfig& config : detail::sm90_tile_configs()) {
     if (config.operands != detail::Sm90OperandClass::bits16 || !config.may_cut_along_k() || config.pingpong) continue;
     // One row of tiles (one column for the tiles that stream A), K = 3000 or 4096.
     const bool tall = config.bm == 128 && config.bn == 64;
     const std::vector<Extents> shapes =
-        tall ? std::vector<Extents>{{1, 4000, 16, 4096}, {2, 1000, 16, 3008}}
-             : std::vector<Extents>{{1, 8, 4096, 4096}, {2, 33, 1000, 3008}};
+        tall ? std::vector<Extents>{{1, 4000, 16, 4096}, {2, 1000, 16, 3008}, {1, 1024, 16, 8192}}
+             : std::vector<Extents>{{1, 8, 4096, 4096}, {2, 33, 1000, 3008}, {1, 16, 512, 8192}};
     for (const Extents& s : shapes) {
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
       GpuProblem p(*driver, rng);
       add_cut_case(p, s);
       detail::Problem problem;
       detail::analyze(p.args(true, DType::f32, DType::f32), problem);
-      if (!detail::sm90_splits_k(config, problem, sms)) continue;
+      const int slices = detail::sm90_split_k_slices(config, problem, sms);
+      if (slices < 2) continue;
       ++split_configs;
+      slice_counts.insert(slices);
       // Twice on one stream: the second launch finds the flags the first cleared.
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
   }
-  EXPECT_EQ(split_configs, 6) << "each grouped-k 16-bit tile splits both its problems";
+  EXPECT_EQ(split_configs, 9) << "each grouped-k 16-bit tile splits its three problems";
+  EXPECT_EQ(slice_counts, (std::set<int>{2, 4, 8}));
 }
 
 TEST_F(Sm90StreamK, ProblemsThatCutNothingRunOnTheLoadedKernelWithStreamKsCode) {

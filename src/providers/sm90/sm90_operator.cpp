@@ -91,8 +91,9 @@ std::vector<std::string> Sm90Operator::plan_notes(const Problem& p) const {
   const Sm90KCut cut = sm90_k_cut(config_, p, sms);
   const std::string tiles = std::to_string(sm90_cluster_tiles(config_, p.M, p.N, p.L));
   const std::string on = " (on " + std::to_string(sms) + " SMs; not while the stream captures a graph)";
-  if (cut.split) {
-    notes.push_back("split-K: each of the " + tiles + " tiles runs on two CTAs, one per half of K" + on);
+  if (cut.slices > 1) {
+    notes.push_back("split-K: each of the " + tiles + " tiles runs on " + std::to_string(cut.slices) +
+                    " CTAs, one per slice of K" + on);
   } else if (cut.sk_tiles > 0) {
     notes.push_back("stream-K: the last " + std::to_string(cut.sk_tiles) + " of the " + tiles +
                     " tiles are cut along K into one range per CTA" + on);

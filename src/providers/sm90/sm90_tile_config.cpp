@@ -152,13 +152,20 @@ constexpr double kPromotionCost = 1.05;
 /// step with the neighbours that read the same operand rows and columns).
 constexpr double kStreamKFixupKBlocks = 4.0;
 constexpr double kStreamKSlowdown = 1.65;
-/// Split-K's partial sum on a grouped-k tile: at most 32 KB (64x128 f32),
-/// half a pingpong tile's, in k-blocks of that tile's time.
+/// Split-K's partial sums on a grouped-k tile, each at most 32 KB (64x128
+/// f32), half a pingpong tile's, in k-blocks of that tile's time.
 constexpr double kSplitKFixupKBlocks = 2.0;
 /// And a margin: a split ranks above whole tiles only where it puts clearly
 /// more SMs to work (M = 16, N = K = 8192 keeps its 128 whole 64x64 x4
 /// tiles rather than 64 split 64x128 x2 ones).
 constexpr double kSplitKCost = 1.15;
+/// The tiles are ranked as if they split K in two slices at most: the
+/// rankings with more slices put wider tiles first (64x128 x2 in 4 slices
+/// at M = 8 and 64, N = K = 4096; 128x64 x2 at N = 16), and those ran
+/// 1-18% slower than the 64x64 x4 (or plain 64x64) tile that two slices
+/// rank first (H200, 2026-11-30). The tile ranked first then runs in all
+/// the slices it has (sm90_split_k_slices).
+constexpr int kSplitKRankedSlices = 2;
 /// A box row of an operand whose rows (pitch, batch stride or base) are not
 /// 128-byte aligned spans two 128-byte lines, and costs the L2 -> shared
 /// memory fill as much as two: bf16, H200 (2026-11-30), 3000^3 (A's and
@@ -318,10 +325,12 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, st
   return cut_time < 2.0 ? rest + slots : 0;
 }
 
-bool sm90_splits_k(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
-  if (c.pingpong || !c.may_cut_along_k() || (p.M > c.bm && p.N > c.bn)) return false;
+int sm90_split_k_slices(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
+  if (c.pingpong || !c.may_cut_along_k() || (p.M > c.bm && p.N > c.bn)) return 1;
   const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
-  return tiles >= 1 && 2 * tiles <= sm_count && ceil_div(p.K, c.bk()) >= kSm90SplitKMinKBlocks;
+  if (tiles < 1) return 1;
+  const std::int64_t slices = std::min({kSm90SplitKMaxSlices, sm_count / tiles, ceil_div(p.K, c.bk()) / kSm90SplitKMinKBlocks});
+  return static_cast<int>(std::max<std::int64_t>(slices, 1));
 }
 
 Sm90KCut sm90_k_cut(const Sm90TileConfig& c, const Problem& p, int max_ctas) noexcept {
@@ -329,10 +338,10 @@ Sm90KCut sm90_k_cut(const Sm90TileConfig& c, const Problem& p, int max_ctas) noe
   const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   Sm90KCut cut;
   cut.whole_ctas = cut.ctas = std::min<std::int64_t>(max_ctas / cm, tiles) * cm;
-  if (sm90_splits_k(c, p, max_ctas)) {
-    cut.split = true;
+  cut.slices = sm90_split_k_slices(c, p, max_ctas);
+  if (cut.slices > 1) {
     cut.sk_tiles = tiles;
-    cut.ctas = 2 * tiles;
+    cut.ctas = cut.slices * tiles;
   } else {
     cut.sk_tiles = sm90_stream_k_tiles(c, tiles, ceil_div(p.K, c.bk()), cut.ctas / cm);
   }
@@ -356,9 +365,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const std::int64_t cluster_tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   const std::int64_t slots = sms / c.cluster_m;
   const std::int64_t k_block_count = std::max<std::int64_t>(ceil_div(p.K, c.bk()), 1);
-  // Split-K: each CTA computes half of K, then the partial sum's trip.
-  const bool split = sm90_splits_k(c, p, sms);
-  const double k_blocks = split ? static_cast<double>(ceil_div(k_block_count, 2)) + kSplitKFixupKBlocks
+  // Split-K: each CTA computes one slice of K, then the partial sums' trip.
+  const int slices = std::min(sm90_split_k_slices(c, p, sms), kSplitKRankedSlices);
+  const bool split = slices > 1;
+  const double k_blocks = split ? static_cast<double>(ceil_div(k_block_count, slices)) + kSplitKFixupKBlocks * (slices - 1)
                                 : static_cast<double>(k_block_count);
   // Stream-K: the last two waves take the time of the cut ranges (see sm90_stream_k_tiles).
   const std::int64_t cut = sm90_stream_k_tiles(c, cluster_tiles, k_block_count, slots);
@@ -377,7 +387,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const double L = static_cast<double>(std::max<std::int64_t>(p.L, 1));
   const double M = static_cast<double>(p.M), N = static_cast<double>(p.N), K = static_cast<double>(p.K);
   const double bytes = L * ((M * K + K * N) * in_bytes + M * N * size_bytes(p.D.dtype));
-  const double busy_ctas = static_cast<double>(std::min(cluster_tiles, slots) * c.cluster_m) * (split ? 2 : 1);
+  const double busy_ctas = static_cast<double>(std::min(cluster_tiles, slots) * c.cluster_m) * slices;
   const double a_rows = static_cast<double>(std::min<std::int64_t>(c.bm, p.M));
   const double b_rows = static_cast<double>(std::min<std::int64_t>(c.bn, p.N));
   const bool a_streamed = ceil_div(p.N, c.bn) <= 2;

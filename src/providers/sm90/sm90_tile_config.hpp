@@ -48,7 +48,7 @@ struct Sm90TileConfig {
   /// Cfg::kStreamK, unless its kernel leaves the code out): pingpong tiles
   /// with one k-block per stage (stream-K, sm90_stream_k_tiles) and the
   /// grouped-k cooperative 1x1 tiles without promotion (split-K,
-  /// sm90_splits_k).
+  /// sm90_split_k_slices).
   bool may_cut_along_k() const noexcept {
     return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1 && k_group > 1);
   }
@@ -101,29 +101,33 @@ std::int64_t sm90_cluster_tiles(const Sm90TileConfig& config, std::int64_t M, st
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept;
 
-/// Split-K (GemmParams::sk_tiles = tiles on twice as many CTAs): whether a
-/// grouped-k tile runs each tile of skinny problem `p` (one row or one
-/// column of tiles: a weight matrix streamed past a few activations) on two
-/// CTAs, one per half of K (the second adds the first's partial sum and runs
-/// the epilogue): when the tiles fill at most half of the `sm_count` SMs and
-/// K is deep enough (kSm90SplitKMinKBlocks) for the halves to outweigh the
-/// partial sums' trip through L2. The weights (M = 8, N = K = 4096) then
-/// stream through twice as many SMs: 10-12% faster on the H200, and 15% at
-/// N = 1024 (16 tiles). Not the plain 64x64 tile at M = 64: there light
-/// epilogues ran 6-8% slower split, heavy ones up to 13% faster.
-bool sm90_splits_k(const Sm90TileConfig& config, const Problem& p, int sm_count) noexcept;
-inline constexpr std::int64_t kSm90SplitKMinKBlocks = 32;
+/// Split-K (GemmParams::sk_tiles = tiles on S times as many CTAs): how
+/// many slices S of K a grouped-k tile runs each tile of skinny problem `p`
+/// in (one row or one column of tiles: a weight matrix streamed past a few
+/// activations), one CTA per slice; the last adds the others' partial sums
+/// and runs the epilogue. 1 (no split) unless the tiles fill at most half of
+/// the `sm_count` SMs; then as many slices as fit on the SMs, at most
+/// kSm90SplitKMaxSlices, each of at least kSm90SplitKMinKBlocks k-blocks
+/// (so that the slices outweigh the partial sums' trip through L2). The
+/// weights (M = 8, N = K = 4096: 2 slices) then stream through more SMs:
+/// 10-12% faster on the H200. Not the plain 64x64 tile at M = 64: there
+/// light epilogues ran 6-8% slower in two slices, heavy ones up to 13%
+/// faster.
+int sm90_split_k_slices(const Sm90TileConfig& config, const Problem& p, int sm_count) noexcept;
+inline constexpr std::int64_t kSm90SplitKMinKBlocks = 16;
+inline constexpr std::int64_t kSm90SplitKMaxSlices = 8;
 
 /// How a launch of problem `p` cuts K when `max_ctas` CTAs fit on the
 /// device at once (1x1 tiles: its SM count): GemmParams::sk_tiles (0: every
-/// tile whole) and the CTAs to launch with it: two per tile for split-K
-/// (sm90_splits_k), else one per SM up to the tiles, the last waves cut by
-/// stream-K (sm90_stream_k_tiles). Whole tiles launch `whole_ctas`.
+/// tile whole) and the CTAs to launch with it: `slices` per tile for
+/// split-K (sm90_split_k_slices), else one per SM up to the tiles, the last
+/// waves cut by stream-K (sm90_stream_k_tiles). Whole tiles launch
+/// `whole_ctas`.
 struct Sm90KCut {
   std::int64_t sk_tiles = 0;
   std::int64_t ctas = 0;
   std::int64_t whole_ctas = 0;
-  bool split = false;
+  int slices = 1;  ///< > 1: split-K
 };
 Sm90KCut sm90_k_cut(const Sm90TileConfig& config, const Problem& p, int max_ctas) noexcept;
 
@@ -133,7 +137,7 @@ Sm90KCut sm90_k_cut(const Sm90TileConfig& config, const Problem& p, int max_ctas
 /// kernel) and a 1x1 tile's only when the problem's last waves are cut. The
 /// kernel without it has a quarter less code to compile (0.88 -> 0.65 s for
 /// the 128x128 pingpong unit of relu+F); a cooperative tile's only when
-/// the problem splits (sm90_splits_k).
+/// the problem splits (sm90_split_k_slices).
 bool sm90_stream_k_code(const Sm90TileConfig& config, const Problem& problem, int sm_count) noexcept;
 
 /// The kinds of tile of a problem, the kernel's kTileKinds mask

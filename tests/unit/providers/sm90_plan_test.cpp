@@ -195,7 +195,7 @@ TEST(Sm90Plan, NotesSayHowKIsCut) {
   const HostProblem skinny(DType::bf16, {16, 2048}, {}, {2048, 1024}, {}, DType::bf16);
   const std::vector<std::string> split = detail::Sm90Operator(grouped).plan_notes(skinny.problem);
   ASSERT_EQ(split.size(), 1u);
-  EXPECT_TRUE(contains(split[0], "split-K: each of the 16 tiles runs on two CTAs, one per half of K (on ")) << split[0];
+  EXPECT_TRUE(contains(split[0], "split-K: each of the 16 tiles runs on 2 CTAs, one per slice of K (on ")) << split[0];
   EXPECT_TRUE(contains(split[0], " SMs; not while the stream captures a graph)")) << split[0];
   const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
   const HostProblem cut(DType::bf16, {1920, 2048}, {}, {2048, 2304}, {}, DType::bf16);
@@ -810,7 +810,9 @@ std::string shape_of(const Sm90TileConfig& c) { return c.shape_name(); }
 
 TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
-  // Skinny problems of 64 tiles or fewer split K (sm90_splits_k) on the grouped 64x64 tile.
+  // Skinny problems of 64 tiles or fewer split K (sm90_split_k_slices) on
+  // the grouped 64x64 tile, ranked as two slices (kSplitKRankedSlices): 64
+  // tiles run in 2 slices, 16 in 8.
   EXPECT_EQ(shape_of(best_for(8, 4096, 4096)), "64x64x64_c1x1_kgroup4");
   EXPECT_EQ(shape_of(best_for(16, 1024, 4096)), "64x64x64_c1x1_kgroup4");
   // 128x256 would leave 100 SMs idle; 64x64 would take two waves; of the

@@ -78,37 +78,41 @@ TEST(Sm90StreamK, KernelsCarryStreamKCodeOnlyWhereTilesMayBeCut) {
 }
 
 TEST(Sm90StreamK, SplitsSkinnyProblemsThatLeaveHalfTheSmsIdle) {
+  const auto slices = [](const Sm90TileConfig& c, std::int64_t m, std::int64_t n, std::int64_t k, int sms = 132) {
+    return detail::sm90_split_k_slices(c, problem(m, n, k), sms);
+  };
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
-  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(8, 4096, 4096), 132));    // 64 tiles on 128 CTAs
-  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(64, 4096, 4096), 132));
-  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(16, 1024, 4096), 132));   // 16 tiles
-  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(16, 8192, 8192), 132));  // 128 tiles: every SM busy
-  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(16, 4096, 4096), 100));  // more tiles than half the SMs
-  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(16, 4096, 1984), 132));  // 31 k-blocks: too shallow
-  EXPECT_TRUE(detail::sm90_splits_k(grouped, problem(16, 4096, 2048), 132));
-  EXPECT_FALSE(detail::sm90_splits_k(grouped, problem(128, 4096, 4096), 132));  // two rows of tiles
+  EXPECT_EQ(slices(grouped, 8, 4096, 4096), 2);    // 64 tiles on 128 CTAs
+  EXPECT_EQ(slices(grouped, 64, 4096, 4096), 2);
+  EXPECT_EQ(slices(grouped, 16, 1024, 4096), 4);   // 16 tiles: 64 k-blocks in slices of 16
+  EXPECT_EQ(slices(grouped, 16, 512, 8192), 8);    // 8 tiles: at most 8 slices
+  EXPECT_EQ(slices(grouped, 16, 8192, 8192), 1);   // 128 tiles: every SM busy
+  EXPECT_EQ(slices(grouped, 16, 4096, 4096, 100), 1);  // more tiles than half the SMs
+  EXPECT_EQ(slices(grouped, 16, 4096, 1984), 1);   // 31 k-blocks: too shallow for two slices
+  EXPECT_EQ(slices(grouped, 16, 4096, 2048), 2);
+  EXPECT_EQ(slices(grouped, 128, 4096, 4096), 1);  // two rows of tiles
   const Sm90TileConfig plain{64, 64, 1, 13, Sm90OperandClass::bits16};
-  EXPECT_FALSE(detail::sm90_splits_k(plain, problem(64, 4096, 4096), 132));  // measured mixed
+  EXPECT_EQ(slices(plain, 64, 4096, 4096), 1);  // measured mixed
   // Skinny along N (A holds the weights): one column of tiles.
   const Sm90TileConfig tall{128, 64, 1, 4, Sm90OperandClass::bits16, false, 0, 2};
-  EXPECT_TRUE(detail::sm90_splits_k(tall, problem(4096, 16, 4096), 132));
+  EXPECT_EQ(slices(tall, 4096, 16, 4096), 4);
   // Neither pingpong tiles (stream-K's) nor clusters nor promotion.
-  EXPECT_FALSE(detail::sm90_splits_k(pingpong_128x128(), problem(128, 4096, 4096), 132));
+  EXPECT_EQ(slices(pingpong_128x128(), 128, 4096, 4096), 1);
   const Sm90TileConfig clustered{64, 64, 2, 3, Sm90OperandClass::bits16, false, 0, 4};
-  EXPECT_FALSE(detail::sm90_splits_k(clustered, problem(16, 4096, 4096), 132));
+  EXPECT_EQ(slices(clustered, 16, 4096, 4096), 1);
   const Sm90TileConfig promoted{64, 64, 1, 3, Sm90OperandClass::fp8, false, 1, 4};
-  EXPECT_FALSE(detail::sm90_splits_k(promoted, problem(16, 4096, 4096), 132));
+  EXPECT_EQ(slices(promoted, 16, 4096, 4096), 1);
 }
 
 TEST(Sm90StreamK, LaunchesTwoCtasPerSplitTileAndOnePerSmForStreamK) {
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
   const detail::Sm90KCut split = detail::sm90_k_cut(grouped, problem(8, 4096, 4096), 132);
-  EXPECT_TRUE(split.split);
+  EXPECT_EQ(split.slices, 2);
   EXPECT_EQ(split.sk_tiles, 64);
   EXPECT_EQ(split.ctas, 128);
   EXPECT_EQ(split.whole_ctas, 64);
   const detail::Sm90KCut stream_k = detail::sm90_k_cut(pingpong_128x128(), problem(8192, 8192, 8192), 132);
-  EXPECT_FALSE(stream_k.split);
+  EXPECT_EQ(stream_k.slices, 1);
   EXPECT_EQ(stream_k.sk_tiles, 136);  // the last partial wave (4096 % 132 = 4 tiles) and one full wave
   EXPECT_EQ(stream_k.ctas, 132);
   EXPECT_EQ(stream_k.whole_ctas, 132);
@@ -176,6 +180,38 @@ void check_work_lists(int tiles, int k_blocks, int slots, int sk_tiles) {
   }
 }
 
+/// Split-K in `slices` slices of `tiles` tiles: slot s computes slice
+/// s % slices of tile s / slices; the slices follow each other along K, the
+/// last finishes the tile and adds the partials of the slots before it.
+void check_split_lists(int tiles, int k_blocks, int slices) {
+  SCOPED_TRACE(::testing::Message() << tiles << " tiles of " << k_blocks << " k-blocks in " << slices << " slices");
+  const int slots = tiles * slices;
+  std::vector<int> next_k(tiles, 0);
+  for (int slot = 0; slot < slots; ++slot) {
+    const WorkList<true> list(tiles, k_blocks, slots, slot, tiles);
+    EXPECT_EQ(list.partial_writers(), slices - 1);
+    const WorkItem w = list.item(0);
+    ASSERT_EQ(w.tile, slot / slices);
+    EXPECT_EQ(list.item(1).tile, -1) << "one item per CTA";
+    EXPECT_EQ(w.k_begin, next_k[w.tile]) << "slot " << slot << ": the slices follow each other along K";
+    ASSERT_LT(w.k_begin, w.k_end) << "slot " << slot;
+    next_k[w.tile] = w.k_end;
+    EXPECT_EQ(w.role, slot % slices == slices - 1 ? WorkRole::finishes : WorkRole::writes_partial) << "slot " << slot;
+  }
+  for (int t = 0; t < tiles; ++t) EXPECT_EQ(next_k[t], k_blocks) << "tile " << t;
+}
+
+TEST(Sm90StreamK, SplitKSlicesEachTileAlongK) {
+  check_split_lists(64, 16, 2);  // 8x4096x4096 on 64x64 x4 (16 groups of 4 k-blocks)
+  check_split_lists(16, 16, 4);  // 16x1024x4096
+  check_split_lists(8, 32, 8);   // 16x512x8192
+  check_split_lists(16, 7, 4);   // groups not a multiple of the slices
+  check_split_lists(3, 9, 8);    // one k-block or two per slice
+  // Stream-K's lists have one writer per finisher.
+  EXPECT_EQ(WorkList<true>(1024, 64, 132, 0, 232).partial_writers(), 1);
+  EXPECT_EQ(WorkList(1024, 64, 132, 0, 232).partial_writers(), 1);
+}
+
 TEST(Sm90StreamK, WorkListsCoverEveryKBlockOnceAndCutEachTileAtMostOnce) {
   check_work_lists(1024, 64, 132, 232);   // 4096^3
   check_work_lists(4096, 128, 132, 136);  // 8192^3
@@ -185,7 +221,7 @@ TEST(Sm90StreamK, WorkListsCoverEveryKBlockOnceAndCutEachTileAtMostOnce) {
   check_work_lists(100, 7, 10, 10);       // ranges of exactly one tile's k-blocks on average
   check_work_lists(50, 1, 12, 0);         // no stream-K: every slot's tiles whole
   check_work_lists(50, 13, 12, 50);       // every tile cut along K
-  check_work_lists(64, 16, 128, 64);      // split-K: 8x4096x4096 on 64x64 x4, two CTAs per tile
+  check_work_lists(64, 16, 128, 64);      // split-K in two slices (8x4096x4096 on 64x64 x4)
   check_work_lists(16, 7, 32, 16);        // an odd number of stages
 }
 
