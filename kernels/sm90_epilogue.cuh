@@ -121,6 +121,11 @@ inline constexpr bool kAuxInRing = !Cfg::kPingpong && Cfg::kClusterM == 1 && Cfg
 /// rule (Sm90TileConfig::begins_chunk_early) must agree with the kernel's.
 EPIGEMM_HOOK_FLAG(HoldsVectors, kHoldsVectors);
 
+/// Whether a hook loads row or column vectors (`static constexpr bool
+/// kLoadsVectors = true`): the kernel then takes its shared memory base
+/// through a shuffle (see gemm_kernel).
+EPIGEMM_HOOK_FLAG(LoadsVectors, kLoadsVectors);
+
 /// Whether D's rows, batches or pointer are not 16-byte aligned, so that TMA
 /// cannot store it (`static constexpr bool kStoresDByThreads = true`): every
 /// chunk of D then leaves through the threads (copy_ragged_chunk), and the

@@ -111,6 +111,15 @@ __host__ __device__ constexpr bool epg_sm90_stores() {
   return false;
 }
 
+// Whether any input of Epi has load kind Kind.
+template <class Epi, int Kind>
+__host__ __device__ constexpr bool epg_sm90_loads() {
+  for (int i = 0; i < Epi::kNumInputs; ++i) {
+    if (Epi::kInLoadKind[i] == Kind) return true;
+  }
+  return false;
+}
+
 // T when kUse, else void.
 template <bool kUse, class T> struct EpgSm90If { using type = void; };
 template <class T> struct EpgSm90If<true, T> { using type = T; };
@@ -156,6 +165,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   // Row and column vector values loaded when a chunk begins (HoldsVectors).
   static constexpr bool kHoldsVectors = kHoldVectors;
   static constexpr bool kStoresDByThreads = kDByThreads;
+  static constexpr bool kLoadsVectors = epg_sm90_loads<Epi, kEpgLoadRow>() || epg_sm90_loads<Epi, kEpgLoadColumn>();
 
   // The inputs the epilogue reads from global memory (full tiles but the
   // staged one, the tile's part of row and column vectors) are prefetched
