@@ -329,7 +329,8 @@ int sm90_split_k_slices(const Sm90TileConfig& c, const Problem& p, int sm_count)
   if (c.pingpong || !c.may_cut_along_k() || (p.M > c.bm && p.N > c.bn)) return 1;
   const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   if (tiles < 1) return 1;
-  const std::int64_t slices = std::min({kSm90SplitKMaxSlices, sm_count / tiles, ceil_div(p.K, c.bk()) / kSm90SplitKMinKBlocks});
+  const std::int64_t slices =
+      std::min({kSm90SplitKMaxSlices, sm_count / tiles, ceil_div(p.K, c.bk()) / kSm90SplitKMinKBlocks});
   return static_cast<int>(std::max<std::int64_t>(slices, 1));
 }
 
@@ -368,7 +369,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // Split-K: each CTA computes one slice of K, then the partial sums' trip.
   const int slices = std::min(sm90_split_k_slices(c, p, sms), kSplitKRankedSlices);
   const bool split = slices > 1;
-  const double k_blocks = split ? static_cast<double>(ceil_div(k_block_count, slices)) + kSplitKFixupKBlocks * (slices - 1)
+  const double k_blocks = split ? static_cast<double>(ceil_div(k_block_count, slices)) +
+                                      kSplitKFixupKBlocks * (slices - 1)
                                 : static_cast<double>(k_block_count);
   // Stream-K: the last two waves take the time of the cut ranges (see sm90_stream_k_tiles).
   const std::int64_t cut = sm90_stream_k_tiles(c, cluster_tiles, k_block_count, slots);

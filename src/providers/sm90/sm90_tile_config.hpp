@@ -109,8 +109,10 @@ std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tile
 /// the `sm_count` SMs; then as many slices as fit on the SMs, at most
 /// kSm90SplitKMaxSlices, each of at least kSm90SplitKMinKBlocks k-blocks
 /// (so that the slices outweigh the partial sums' trip through L2). The
-/// weights (M = 8, N = K = 4096: 2 slices) then stream through more SMs:
-/// 10-12% faster on the H200. Not the plain 64x64 tile at M = 64: there
+/// weights then stream through more SMs, faster on the H200 than whole
+/// tiles: M = 8, N = K = 4096 (2 slices) 10-12%, M = 16, N = 1024, K = 4096
+/// (8 slices) 24%, M = 16, N = 512, K = 8192 (8) 45%; 16 slices of 8
+/// k-blocks ran slower than 8 of 16. Not the plain 64x64 tile at M = 64: there
 /// light epilogues ran 6-8% slower in two slices, heavy ones up to 13%
 /// faster.
 int sm90_split_k_slices(const Sm90TileConfig& config, const Problem& p, int sm_count) noexcept;
