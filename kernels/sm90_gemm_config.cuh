@@ -149,7 +149,7 @@ struct GemmConfig {
   /// Whether tiles may be cut along K (GemmParams::sk_tiles), unless
   /// kCutsTiles is false: the pingpong tiles with one k-block per stage
   /// (stream-K of the last waves) and the grouped-k cooperative 1x1 tiles
-  /// without promotion (split-K in two halves of K's stages); the others
+  /// without promotion (split-K in slices of K's stages); the others
   /// ignore sk_tiles, so their code stays that of whole tiles.
   static constexpr bool kStreamK =
       kCutsTiles_ && kPromoteKBlocks_ == 0 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1 && kKGroup_ > 1);

@@ -615,19 +615,19 @@ TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
   const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   const DTypeCombo e4m3{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32};
-  constexpr int kBoth = detail::kSm90InsideTiles | detail::kSm90EdgeTiles;
   std::vector<Sm90Job> jobs;
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
     const bool bits16 = config.operands == Sm90OperandClass::bits16;
     if (!bits16 && config.operands != Sm90OperandClass::fp8) continue;
     const std::int64_t k = config.k_group > 1 ? 256 : kK;  // whole boxes of k-blocks
-    for (const int kinds : {kBoth, detail::kSm90InsideTiles, detail::kSm90EdgeTiles}) {
-      if (kinds == kBoth && !(config.may_cut_along_k() && config.cluster_m == 1)) continue;
-      const std::string name = kinds == kBoth                      ? "no_stream_k_"
+    for (const int kinds : {detail::kSm90AllTileKinds, detail::kSm90InsideTiles, detail::kSm90EdgeTiles}) {
+      if (kinds == detail::kSm90AllTileKinds && !(config.may_cut_along_k() && config.cluster_m == 1)) continue;
+      const std::string name = kinds == detail::kSm90AllTileKinds  ? "no_stream_k_"
                                : kinds == detail::kSm90InsideTiles ? "whole_tiles_"
                                                                    : "edge_tiles_";
-      const std::string ending = kinds == kBoth ? ", " + std::to_string(config.k_group) + ", false>"
-                                                : ", " + std::to_string(kinds) + ">, EpgSm90Hook";
+      const std::string ending = kinds == detail::kSm90AllTileKinds
+                                     ? ", " + std::to_string(config.k_group) + ", false>"
+                                     : ", " + std::to_string(kinds) + ">, EpgSm90Hook";
       for (const EpilogueCase* c : {&staged, &reductions}) {
         if (kinds == detail::kSm90EdgeTiles && c == &reductions) continue;
         jobs.push_back(make_job(name + c->name, *c, bits16 ? bf16 : e4m3, config, true, !bits16, rng, nullptr, k,
