@@ -13,6 +13,7 @@
 
 #include "api/problem.hpp"
 #include "codegen/kernel_source.hpp"
+#include "common/random_epilogue.hpp"
 #include "nvrtc/catalog_problem.hpp"
 #include "nvrtc/parallel_jobs.hpp"
 #include "providers/sm90/sm90_kernel_source.hpp"
@@ -657,6 +658,23 @@ TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
   }
   EXPECT_EQ(grouped, 3);  // 64x64 x4, 64x128 x2, 128x64 x2
   expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, RandomEpiloguesOnRotatingTileConfigurations) {
+  // Generated epilogues (random ops, inputs of every broadcast kind and
+  // dtype, extra tile outputs and reductions) on the 16-bit configurations
+  // in turn, both majors of B. Fixed seeds: the same programs every run.
+  std::vector<Sm90Job> jobs;
+  std::vector<std::string> sources;
+  for (std::uint32_t i = 0; i < 12; ++i) {
+    std::mt19937 case_rng(7000 + i);
+    const RandomEpilogue r = random_epilogue(case_rng, "random" + std::to_string(i), kL, kM, kN, kK);
+    jobs.push_back(make_job(r.c.name, r.c, kF16, config_at(Sm90OperandClass::bits16, i), true, i % 2 == 1, case_rng));
+    sources.push_back(r.c.source);
+  }
+  compile_all(jobs);
+  for (std::size_t i = 0; i < jobs.size(); ++i)
+    EXPECT_TRUE(jobs[i].error.empty()) << jobs[i].label << ":\n" << sources[i] << jobs[i].error;
 }
 
 }  // namespace

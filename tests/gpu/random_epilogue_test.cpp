@@ -1,0 +1,106 @@
+// Random epilogues (tests/common/random_epilogue.hpp) on random problems,
+// run by sm90 (on a random one of its admitted tile configurations) and by
+// sm80 or simt in turn, and compared element by element with cpu_reference,
+// outputs poisoned twice. Every case compiles new kernels (about a second
+// each on the H200's host), which sets the number of cases. Each case's seed, extents and
+// source are in the failure message, so a failure replays on its own.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/random_epilogue.hpp"
+#include "gpu/sm90_problem.hpp"
+
+namespace epigemm::testing {
+namespace {
+
+constexpr int kCases = 32;
+constexpr std::uint32_t kFirstSeed = 20261130;
+
+/// Extents of case `rng`: mostly one or two tiles, sometimes several.
+Extents random_extents(std::mt19937& rng) {
+  const auto in = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const auto extent = [&] { return in(0, 3) == 0 ? in(129, 400) : in(1, 128); };
+  return {in(1, 2), extent(), extent(), in(1, 96)};
+}
+
+/// Runs `op` twice (two poison patterns) and compares every output.
+void run_and_check(GpuProblem& p, const runtime::Driver& driver, Operator& op, const GemmArguments& args) {
+  for (unsigned char poison : {0xFF, 0x5A}) {
+    p.poison_outputs(poison);
+    op.run(args);
+    driver.check(driver.ctx_synchronize(), "waiting for " + op.name());
+    p.run_reference_once(DType::f32, DType::f32);
+    p.compare_outputs(op.name() + ", poison 0x" + std::to_string(poison));
+  }
+}
+
+TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
+  EPIGEMM_REQUIRE_GPU(driver);
+  const int sm = driver->device_info(0).sm;
+  int ran_sm90 = 0;
+  for (int i = 0; i < kCases; ++i) {
+    const std::uint32_t seed = kFirstSeed + static_cast<std::uint32_t>(i);
+    std::mt19937 rng(seed);
+    const Extents e = random_extents(rng);
+    const RandomEpilogue r = random_epilogue(rng, "random" + std::to_string(i), e.L, e.M, e.N, e.K);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(e) + "\n" + r.c.source);
+    const DType ab = std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? DType::f16 : DType::bf16;
+    const bool a_k_major = std::uniform_int_distribution<int>(0, 3)(rng) != 0;
+    const bool b_k_major = std::uniform_int_distribution<int>(0, 1)(rng) == 0;
+    const bool padded = std::uniform_int_distribution<int>(0, 2)(rng) != 0;
+
+    GpuProblem p(*driver, rng);
+    add_padded_ab(p, ab, ab, e.L, e.M, e.N, e.K, a_k_major, b_k_major);
+    if (padded)
+      add_padded_case(p, r.c, e.L, e.M, e.N);
+    else
+      p.add_case(r.c, e.L, e.M, e.N);
+    for (const auto& [name, slack] : r.slack) p.allow_error(name, slack);
+    const GemmArguments args = p.args(true, DType::f32, DType::f32);
+
+    int ran = 0;
+    std::vector<std::string> providers = {"sm90", i % 2 == 0 ? "sm80" : "simt"};
+    // A provider that cannot run the case hands it to simt, which takes every problem.
+    const auto fall_back = [&providers] {
+      if (std::find(providers.begin(), providers.end(), "simt") == providers.end()) providers.push_back("simt");
+    };
+    for (std::size_t k = 0; k < providers.size(); ++k) {
+      const std::string provider = providers[k];
+      if ((provider == "sm90" && sm != 90) || (provider == "sm80" && sm < 80)) {
+        fall_back();
+        continue;
+      }
+      std::vector<Operator> admitted;
+      std::string refusals;
+      for (const OperatorCandidate& c : explain_operators(args, provider_query(*driver, provider))) {
+        if (c.status) admitted.push_back(c.op);
+        else refusals += "\n  " + c.op.name() + ": " + c.status.reason();
+      }
+      if (admitted.empty()) {
+        EXPECT_NE(provider, "simt") << "simt refused:" << refusals;
+        fall_back();
+        continue;
+      }
+      // sm90: a random admitted tile configuration, not only the heuristic's pick.
+      const std::size_t at =
+          provider == "sm90" ? std::uniform_int_distribution<std::size_t>(0, admitted.size() - 1)(rng) : 0;
+      SCOPED_TRACE(admitted[at].name());
+      run_and_check(p, *driver, admitted[at], args);
+      ++ran;
+      if (provider == "sm90") ++ran_sm90;
+    }
+    EXPECT_GE(ran, 1);
+    if (HasFailure()) break;  // the first failing case says enough
+  }
+  // The layouts are mostly TMA-friendly: most cases must have reached sm90.
+  if (sm == 90 && !HasFailure()) {
+    EXPECT_GE(ran_sm90, kCases / 2);
+  }
+}
+
+}  // namespace
+}  // namespace epigemm::testing
