@@ -45,19 +45,15 @@ struct Value {
   bool is_tile_varying = true;  ///< varies over (m, n); constants and scalars do not
 };
 
-constexpr double kF32Rel = 1.2e-7;       // one f32 rounding
-constexpr double kApproxRel = 2e-5;      // the GPU's approximate functions, with margin
-constexpr double kExactLimit = 1 << 23;  // exact values stay below 2^23 units of their fraction
-
-inline bool fits_exactly(double bound, int frac_bits) { return frac_bits <= 12 && std::ldexp(bound, frac_bits) < kExactLimit; }
-
-/// Rounding error of an inexact result of magnitude `bound`.
-inline double rounding(double bound) { return kF32Rel * bound; }
+constexpr double kApproxRel = 2e-5;  // the GPU's approximate f32 functions, with margin
 
 class Generator {
  public:
-  Generator(std::mt19937& rng, std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t L)
-      : rng_(rng), M_(M), N_(N), L_(L), K_(K) {}
+  Generator(std::mt19937& rng, std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t L, DType compute)
+      : rng_(rng), M_(M), N_(N), L_(L), K_(K),
+        bits_(compute == DType::f16 ? 11 : compute == DType::bf16 ? 8 : 24),
+        unit_(std::ldexp(1.0, -bits_)),
+        max_bound_(compute == DType::f16 ? 3e4 : 1e5) {}
 
   RandomEpilogue make(const std::string& name) {
     RandomEpilogue out;
@@ -65,6 +61,10 @@ class Generator {
     std::vector<std::string> params = {"accum"};
     // accum: integers in [-2, 2] multiplied and summed over K.
     values_.push_back({"accum", 4.0 * static_cast<double>(K_), 0.0, true, 0});
+    if (!fits_exactly(values_[0].bound, 0)) {
+      values_[0].exact = false;  // rounded into the compute type on both sides
+      values_[0].error = rounding(values_[0].bound);
+    }
     const int inputs = pick(0, 3);
     for (int i = 0; i < inputs; ++i) add_input(out.c, params);
     const int statements = pick(2, 6);
@@ -78,7 +78,7 @@ class Generator {
     std::vector<std::string> returns;
     const Value& d_src = late_tile_value();
     body += "    D = " + d_src.name + "\n";
-    const DType d_dtype = pick_of({DType::f32, DType::f16, DType::bf16});
+    const DType d_dtype = pick_of({DType::f32, DType::f16, DType::bf16, DType::f32, DType::e4m3, DType::i8});
     out.c.operands.push_back({"D", OperandShape::tile, d_dtype});
     out.slack.emplace_back("D", d_src.error);
     returns.push_back("D");
@@ -119,7 +119,7 @@ class Generator {
                                         OperandShape::row_batched, OperandShape::column,
                                         OperandShape::column_batched, OperandShape::tile,
                                         OperandShape::tile_shared});
-    const DType dtype = pick_of({DType::f32, DType::f16, DType::bf16, DType::i8});
+    const DType dtype = pick_of({DType::f32, DType::f16, DType::bf16, DType::i8, DType::u8, DType::e4m3});
     if (shape == OperandShape::scalar) {
       // A dyadic number, exact in every float type.
       const double value = pick_of({0.5, -0.75, 1.5, 2.0, 0.25, -3.0});
@@ -128,16 +128,19 @@ class Generator {
       return;
     }
     c.operands.push_back({name, shape, dtype});
-    // Tensors hold integers in [-2, 2] (GpuProblem's fill).
+    // Tensors hold integers in [-2, 2] ([0, 2] for u8: GpuProblem's fill).
     values_.push_back({name, 2.0, 0.0, true, 0, shape != OperandShape::scalar_tensor});
   }
 
   const Value& any_value() { return values_[static_cast<std::size_t>(pick(0, static_cast<int>(values_.size()) - 1))]; }
+  /// An exact value, or nullptr when there is none (accum is not exact
+  /// where the compute type cannot hold it).
   const Value* exact_value() {
     std::vector<const Value*> exact;
     for (const Value& v : values_) {
       if (v.exact) exact.push_back(&v);
     }
+    if (exact.empty()) return nullptr;
     return exact[static_cast<std::size_t>(pick(0, static_cast<int>(exact.size()) - 1))];
   }
   const Value& late_tile_value() {
@@ -152,7 +155,7 @@ class Generator {
   Value statement(const std::string& name) {
     for (int attempt = 0;; ++attempt) {
       Value v = try_statement(name);
-      if (attempt > 20 || (v.bound < 1e5 && v.error <= 1e-3 * std::max(1.0, v.bound))) return v;
+      if (attempt > 20 || (v.bound < max_bound_ && v.error <= 0.02 * std::max(1.0, v.bound))) return v;
     }
   }
 
@@ -163,7 +166,7 @@ class Generator {
     Value r;
     r.name = name;
     r.is_tile_varying = a.is_tile_varying || b.is_tile_varying;
-    const auto exact_or_round = [&r](bool exact, int frac) {
+    const auto exact_or_round = [&r, this](bool exact, int frac) {
       r.exact = exact && fits_exactly(r.bound, frac);
       r.frac_bits = frac;
       if (!r.exact) r.error += rounding(r.bound);
@@ -172,7 +175,7 @@ class Generator {
       last_expr_ = fn + "(" + a.name + ")";
       r.is_tile_varying = a.is_tile_varying;
       r.bound = bound;
-      r.error = lipschitz * a.error + kApproxRel * bound + 1e-7;
+      r.error = lipschitz * a.error + approximation(bound);
       r.exact = false;
     };
     switch (pick(0, 16)) {
@@ -225,8 +228,11 @@ class Generator {
       }
       case 7: {
         // A branch on exact values only, so both sides take the same one.
-        const Value& x = *exact_value();
-        const Value& y = *exact_value();
+        const Value* xp = exact_value();
+        const Value* yp = exact_value();
+        if (xp == nullptr || yp == nullptr) return try_statement(name);
+        const Value& x = *xp;
+        const Value& y = *yp;
         const std::string cmp = pick_of<std::string>({"<", "<=", ">", ">=", "==", "!="});
         last_expr_ = "where(" + x.name + " " + cmp + " " + y.name + ", " + a.name + ", " + b.name + ")";
         r.is_tile_varying = r.is_tile_varying || x.is_tile_varying || y.is_tile_varying;
@@ -254,7 +260,7 @@ class Generator {
         last_expr_ = "exp(clamp(" + a.name + ", -4.0, 2.0))";
         r.is_tile_varying = a.is_tile_varying;
         r.bound = std::exp(2.0);
-        r.error = r.bound * a.error + kApproxRel * r.bound;
+        r.error = r.bound * a.error + approximation(r.bound);
         r.exact = false;
         break;
       case 15:
@@ -262,13 +268,13 @@ class Generator {
         r.is_tile_varying = a.is_tile_varying;
         r.bound = std::sqrt(a.bound) + std::log(a.bound + 1.0);
         // sqrt's slope is unbounded at 0: the error of sqrt(x + e) is at most sqrt(e).
-        r.error = std::sqrt(a.error) + a.error + kApproxRel * r.bound + 1e-7;
+        r.error = std::sqrt(a.error) + a.error + approximation(r.bound);
         r.exact = false;
         break;
       default:
         last_expr_ = a.name + " / (abs(" + b.name + ") + 1.0)";
         r.bound = a.bound;
-        r.error = a.error + a.bound * b.error + kApproxRel * a.bound;
+        r.error = a.error + a.bound * b.error + approximation(a.bound);
         r.exact = false;
         break;
     }
@@ -293,8 +299,21 @@ class Generator {
     returns.push_back(name);
   }
 
+  /// Whether a value of that bound and fraction is exact in the compute type.
+  bool fits_exactly(double bound, int frac_bits) const {
+    return frac_bits <= 12 && std::ldexp(bound, frac_bits) < std::ldexp(1.0, bits_ - 1);
+  }
+  /// Rounding error of an inexact result of magnitude `bound`.
+  double rounding(double bound) const { return unit_ * bound; }
+  /// Error of an approximate function's result of magnitude `bound`: f32's
+  /// approximations, or a few roundings where the compute type is narrower.
+  double approximation(double bound) const { return (kApproxRel + 4.0 * unit_) * bound + 1e-7; }
+
   std::mt19937& rng_;
   std::int64_t M_, N_, L_, K_;
+  int bits_;          // significand bits of the compute type
+  double unit_;       // its unit roundoff
+  double max_bound_;  // values stay well inside its range
   std::vector<Value> values_;
   std::string last_expr_;
 };
@@ -302,10 +321,11 @@ class Generator {
 }  // namespace random_epilogue_detail
 
 /// A random epilogue for a problem of extents (L, M, N, K) whose A and B
-/// (and every tensor input) hold integers in [-2, 2].
+/// (and every tensor input) hold integers in [-2, 2], computed in `compute`
+/// (f32, f16 or bf16).
 inline RandomEpilogue random_epilogue(std::mt19937& rng, const std::string& name, std::int64_t L, std::int64_t M,
-                                      std::int64_t N, std::int64_t K) {
-  return random_epilogue_detail::Generator(rng, M, N, K, L).make(name);
+                                      std::int64_t N, std::int64_t K, DType compute = DType::f32) {
+  return random_epilogue_detail::Generator(rng, M, N, K, L, compute).make(name);
 }
 
 }  // namespace epigemm::testing

@@ -1,5 +1,5 @@
-// Random epilogues (tests/common/random_epilogue.hpp) on random problems,
-// run by sm90 (on a random one of its admitted tile configurations) and by
+// Random epilogues (tests/common/random_epilogue.hpp) on random problems
+// (16-bit, fp8, int8 and tf32 operands; f32, f16 or bf16 compute), run by sm90 (on a random one of its admitted tile configurations) and by
 // sm80 or simt in turn, and compared element by element with cpu_reference,
 // outputs poisoned twice. Every case compiles new kernels (about a second
 // each on the H200's host), which sets the number of cases. Each case's seed, extents and
@@ -27,13 +27,30 @@ Extents random_extents(std::mt19937& rng) {
   return {in(1, 2), extent(), extent(), in(1, 96)};
 }
 
+/// Operand and accumulator types, and whether 8-bit and tf32 A/B must be
+/// K-major (for sm90); 16-bit pairs take either major.
+struct Operands {
+  DType a, b, accumulator;
+  bool k_major_only;
+};
+
+Operands random_operands(std::mt19937& rng) {
+  const Operands all[] = {{DType::f16, DType::f16, DType::f32, false}, {DType::bf16, DType::bf16, DType::f32, false},
+                          {DType::f16, DType::f16, DType::f32, false}, {DType::bf16, DType::bf16, DType::f32, false},
+                          {DType::f16, DType::f16, DType::f16, false}, {DType::e4m3, DType::e4m3, DType::f32, true},
+                          {DType::e5m2, DType::e4m3, DType::f32, true}, {DType::i8, DType::i8, DType::i32, true},
+                          {DType::tf32, DType::tf32, DType::f32, true}};
+  return all[std::uniform_int_distribution<std::size_t>(0, std::size(all) - 1)(rng)];
+}
+
 /// Runs `op` twice (two poison patterns) and compares every output.
-void run_and_check(GpuProblem& p, const runtime::Driver& driver, Operator& op, const GemmArguments& args) {
+void run_and_check(GpuProblem& p, const runtime::Driver& driver, Operator& op, const GemmArguments& args,
+                   DType accumulator, DType compute) {
   for (unsigned char poison : {0xFF, 0x5A}) {
     p.poison_outputs(poison);
     op.run(args);
     driver.check(driver.ctx_synchronize(), "waiting for " + op.name());
-    p.run_reference_once(DType::f32, DType::f32);
+    p.run_reference_once(accumulator, compute);
     p.compare_outputs(op.name() + ", poison 0x" + std::to_string(poison));
   }
 }
@@ -46,21 +63,25 @@ TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
     const std::uint32_t seed = kFirstSeed + static_cast<std::uint32_t>(i);
     std::mt19937 rng(seed);
     const Extents e = random_extents(rng);
-    const RandomEpilogue r = random_epilogue(rng, "random" + std::to_string(i), e.L, e.M, e.N, e.K);
-    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(e) + "\n" + r.c.source);
-    const DType ab = std::uniform_int_distribution<int>(0, 1)(rng) == 0 ? DType::f16 : DType::bf16;
-    const bool a_k_major = std::uniform_int_distribution<int>(0, 3)(rng) != 0;
-    const bool b_k_major = std::uniform_int_distribution<int>(0, 1)(rng) == 0;
+    const Operands ab = random_operands(rng);
+    const int compute_pick = std::uniform_int_distribution<int>(0, 7)(rng);
+    const DType compute = compute_pick == 0 ? DType::f16 : compute_pick == 1 ? DType::bf16 : DType::f32;
+    const RandomEpilogue r = random_epilogue(rng, "random" + std::to_string(i), e.L, e.M, e.N, e.K, compute);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(e) + ", A " + std::string(to_string(ab.a)) +
+                 ", B " + std::string(to_string(ab.b)) + ", accumulator " + std::string(to_string(ab.accumulator)) +
+                 ", compute " + std::string(to_string(compute)) + "\n" + r.c.source);
+    const bool a_k_major = ab.k_major_only || std::uniform_int_distribution<int>(0, 3)(rng) != 0;
+    const bool b_k_major = ab.k_major_only || std::uniform_int_distribution<int>(0, 1)(rng) == 0;
     const bool padded = std::uniform_int_distribution<int>(0, 2)(rng) != 0;
 
     GpuProblem p(*driver, rng);
-    add_padded_ab(p, ab, ab, e.L, e.M, e.N, e.K, a_k_major, b_k_major);
+    add_padded_ab(p, ab.a, ab.b, e.L, e.M, e.N, e.K, a_k_major, b_k_major);
     if (padded)
       add_padded_case(p, r.c, e.L, e.M, e.N);
     else
       p.add_case(r.c, e.L, e.M, e.N);
     for (const auto& [name, slack] : r.slack) p.allow_error(name, slack);
-    const GemmArguments args = p.args(true, DType::f32, DType::f32);
+    const GemmArguments args = p.args(true, ab.accumulator, compute);
 
     int ran = 0;
     std::vector<std::string> providers = {"sm90", i % 2 == 0 ? "sm80" : "simt"};
@@ -89,7 +110,7 @@ TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
       const std::size_t at =
           provider == "sm90" ? std::uniform_int_distribution<std::size_t>(0, admitted.size() - 1)(rng) : 0;
       SCOPED_TRACE(admitted[at].name());
-      run_and_check(p, *driver, admitted[at], args);
+      run_and_check(p, *driver, admitted[at], args, ab.accumulator, compute);
       ++ran;
       if (provider == "sm90") ++ran_sm90;
     }

@@ -662,14 +662,31 @@ TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
 
 TEST_F(Sm90Compile, RandomEpiloguesOnRotatingTileConfigurations) {
   // Generated epilogues (random ops, inputs of every broadcast kind and
-  // dtype, extra tile outputs and reductions) on the 16-bit configurations
-  // in turn, both majors of B. Fixed seeds: the same programs every run.
+  // dtype, extra tile outputs and reductions) on each operand class's
+  // configurations in turn (16-bit with both majors of B, fp8, int8, tf32;
+  // f32, f16 and bf16 compute). Fixed seeds: the same programs every run.
+  struct Variant {
+    DTypeCombo combo;
+    Sm90OperandClass operands;
+  };
+  const Variant variants[] = {
+      {kF16, Sm90OperandClass::bits16},
+      {{"bf16_compute_bf16", DType::bf16, DType::bf16, DType::f32, DType::bf16}, Sm90OperandClass::bits16},
+      {{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32}, Sm90OperandClass::fp8},
+      {{"f16_compute_f16", DType::f16, DType::f16, DType::f16, DType::f16}, Sm90OperandClass::bits16},
+      {{"s8", DType::i8, DType::i8, DType::i32, DType::f32}, Sm90OperandClass::int8},
+      {{"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32}, Sm90OperandClass::tf32},
+  };
   std::vector<Sm90Job> jobs;
   std::vector<std::string> sources;
-  for (std::uint32_t i = 0; i < 12; ++i) {
+  for (std::uint32_t i = 0; i < 18; ++i) {
+    const Variant& v = variants[i % std::size(variants)];
     std::mt19937 case_rng(7000 + i);
-    const RandomEpilogue r = random_epilogue(case_rng, "random" + std::to_string(i), kL, kM, kN, kK);
-    jobs.push_back(make_job(r.c.name, r.c, kF16, config_at(Sm90OperandClass::bits16, i), true, i % 2 == 1, case_rng));
+    const RandomEpilogue r =
+        random_epilogue(case_rng, "random" + std::to_string(i), kL, kM, kN, kK, v.combo.compute);
+    const bool b_k_major = v.operands != Sm90OperandClass::bits16 || i % 2 == 1;
+    jobs.push_back(make_job(r.c.name + "_" + v.combo.name, r.c, v.combo, config_at(v.operands, i), true, b_k_major,
+                            case_rng));
     sources.push_back(r.c.source);
   }
   compile_all(jobs);
