@@ -178,15 +178,11 @@ class Generator {
       r.error = lipschitz * a.error + approximation(bound);
       r.exact = false;
     };
-    switch (pick(0, 16)) {
+    const int kind = pick(0, 16);
+    switch (kind) {
       case 0:
-        last_expr_ = a.name + " + " + b.name;
-        r.bound = a.bound + b.bound;
-        r.error = a.error + b.error;
-        exact_or_round(a.exact && b.exact, std::max(a.frac_bits, b.frac_bits));
-        break;
       case 1:
-        last_expr_ = a.name + " - " + b.name;
+        last_expr_ = a.name + (kind == 0 ? " + " : " - ") + b.name;
         r.bound = a.bound + b.bound;
         r.error = a.error + b.error;
         exact_or_round(a.exact && b.exact, std::max(a.frac_bits, b.frac_bits));
