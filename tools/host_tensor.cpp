@@ -71,7 +71,7 @@ HostTensor::HostTensor(DType dtype, Dims shape, Dims strides) : dtype_(dtype), s
                                       " bytes; this tool allocates at most " + std::to_string(kMaxBytes));
   }
   byte_size_ = static_cast<std::size_t>(bytes);
-  bytes_.reset(new std::byte[byte_size_]);
+  bytes_.reset(static_cast<std::byte*>(::operator new[](byte_size_, kAlignment)));
 }
 
 TensorRef HostTensor::ref() const { return TensorRef::host(bytes_.get(), dtype_, shape_, strides_); }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string_view>
 
 #include "epigemm/tensor.hpp"
@@ -72,7 +73,15 @@ class HostTensor {
   Dims strides_;
   std::int64_t storage_elements_ = 0;
   std::size_t byte_size_ = 0;
-  std::unique_ptr<std::byte[]> bytes_;
+  /// Storage aligned as cudaMalloc's (256 bytes): `emit` and `list` view
+  /// these buffers as device tensors, and the sm90 heuristic ranks tiles by
+  /// their base's alignment, so a malloc-aligned base would pick other tiles
+  /// than a GPU run does.
+  struct AlignedDelete {
+    void operator()(std::byte* p) const noexcept { ::operator delete[](p, kAlignment); }
+  };
+  static constexpr std::align_val_t kAlignment{256};
+  std::unique_ptr<std::byte[], AlignedDelete> bytes_;
 };
 
 }  // namespace epigemm::cli

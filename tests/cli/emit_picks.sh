@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `epigemm emit` must name the operator a GPU run picks. Its tensors are host
+# buffers viewed as device ones, and the sm90 heuristic ranks tiles by the
+# base address's alignment, so those buffers must be aligned as cudaMalloc's
+# are. Expected: the picks bench/RESULTS.md records on the H200 (132 SMs,
+# the heuristic's default SM count without a device).
+#   emit_picks.sh EPIGEMM_BINARY
+set -u
+binary=$1
+export EPIGEMM_CACHE_DIR=$(mktemp -d)
+trap 'rm -rf "$EPIGEMM_CACHE_DIR"' EXIT
+failed=0
+expect() {
+  local mnkl=$1 want=$2 got
+  got=$("$binary" emit --mnkl "$mnkl" --ab-dtype bf16 | head -1)
+  if [[ "$got" != "// epigemm emit: operator $want" ]]; then
+    echo "emit --mnkl $mnkl: got '$got', want operator $want"
+    failed=1
+  fi
+}
+expect 4096,4096,4096,1 sm90_wgmma_128x128x64_c1x1_pingpong_16bit
+expect 8192,8192,8192,1 sm90_wgmma_128x128x64_c1x1_pingpong_16bit
+expect 1024,1024,1024,1 sm90_wgmma_64x128x64_c1x1_16bit
+expect 16,8192,8192,1 sm90_wgmma_64x64x64_c1x1_kgroup4_16bit
+exit $failed
