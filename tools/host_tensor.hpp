@@ -73,10 +73,10 @@ class HostTensor {
   Dims strides_;
   std::int64_t storage_elements_ = 0;
   std::size_t byte_size_ = 0;
-  /// Storage aligned as cudaMalloc's (256 bytes): `emit` and `list` view
-  /// these buffers as device tensors, and the sm90 heuristic ranks tiles by
-  /// their base's alignment, so a malloc-aligned base would pick other tiles
-  /// than a GPU run does.
+  /// Storage aligned as cudaMalloc's (256 bytes): `emit` views these
+  /// buffers as device tensors, and the sm90 heuristic ranks tiles by their
+  /// base's alignment, so a malloc-aligned base would pick other tiles than
+  /// a GPU run does.
   struct AlignedDelete {
     void operator()(std::byte* p) const noexcept { ::operator delete[](p, kAlignment); }
   };
