@@ -12,7 +12,9 @@ whose epilogue loads row or column vectors until the kernel took its shared
 memory base through a shuffle (NOTES.md, Session 24).
 
 cuobjdump: the toolkit's, or `pip install nvidia-cuda-cuobjdump`; pass
---cuobjdump PATH when it is not on PATH.
+--cuobjdump PATH when it is not on PATH. `epigemm emit` picks each kernel as
+a GPU run with 132 SMs would (since a12159a; before, its host buffers'
+alignment made it pick 128x256 c2x1 at 4096^3 and 8192^3).
 
 usage: bench/sm90_dev/sass_survey.py [--build build] [--cuobjdump PATH]
            [--out DIR] [--shape M,N,K,L ...] [--epilogue NAME ...]
@@ -41,8 +43,8 @@ EPILOGUES = {
     "a*acc+rowb+colb": ["--epilogue", "def epi(accum, alpha, rb, cb): D = accum*alpha + rb + cb; return D",
                         "--scalar", "alpha=2", "--tensor", "rb=row", "--tensor", "cb=col"],
 }
-SHAPES = ["4096,4096,4096,1", "1024,1024,1024,1", "64,4096,4096,1", "16,8192,8192,1", "128,8192,8192,1",
-          "8,4096,4096,1"]
+SHAPES = ["8192,8192,8192,1", "4096,14336,4096,1", "4096,4096,4096,1", "1024,1024,1024,1", "64,4096,4096,1",
+          "16,8192,8192,1", "128,8192,8192,1", "8,4096,4096,1"]
 
 
 def compile_cubin(source):
