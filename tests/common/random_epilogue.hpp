@@ -49,8 +49,9 @@ constexpr double kApproxRel = 2e-5;  // the GPU's approximate f32 functions, wit
 
 class Generator {
  public:
-  Generator(std::mt19937& rng, std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t L, DType compute)
-      : rng_(rng), M_(M), N_(N), L_(L), K_(K),
+  Generator(std::mt19937& rng, std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t L, DType compute,
+            bool more_ops)
+      : rng_(rng), M_(M), N_(N), L_(L), K_(K), more_ops_(more_ops),
         bits_(compute == DType::f16 ? 11 : compute == DType::bf16 ? 8 : 24),
         unit_(std::ldexp(1.0, -bits_)),
         max_bound_(compute == DType::f16 ? 3e4 : 1e5) {}
@@ -178,7 +179,7 @@ class Generator {
       r.error = lipschitz * a.error + approximation(bound);
       r.exact = false;
     };
-    const int kind = pick(0, 16);
+    const int kind = pick(0, more_ops_ ? 21 : 16);
     switch (kind) {
       case 0:
       case 1:
@@ -267,10 +268,61 @@ class Generator {
         r.error = std::sqrt(a.error) + a.error + approximation(r.bound);
         r.exact = false;
         break;
-      default:
+      case 16:
         last_expr_ = a.name + " / (abs(" + b.name + ") + 1.0)";
         r.bound = a.bound;
         r.error = a.error + a.bound * b.error + approximation(a.bound);
+        r.exact = false;
+        break;
+      case 17:
+      case 18: {
+        // A cast to a narrower float: exact where the value fits it, else
+        // one step of its rounding on top of the input's error.
+        const std::string fn = kind == 17 ? pick_of<std::string>({"to_f16", "to_bf16"}) : "to_e4m3";
+        const int bits = fn == "to_f16" ? 11 : fn == "to_bf16" ? 8 : 4;
+        const double limit = fn == "to_f16" ? 6e4 : fn == "to_bf16" ? 1e30 : 448.0;
+        if (a.bound > limit) return try_statement(name);
+        last_expr_ = fn + "(" + a.name + ")";
+        r.is_tile_varying = a.is_tile_varying;
+        r.bound = a.bound;
+        r.frac_bits = a.frac_bits;
+        r.exact = a.exact && a.frac_bits <= 12 && std::ldexp(a.bound, a.frac_bits) < std::ldexp(1.0, bits - 1) &&
+                  (fn != "to_e4m3" || a.frac_bits <= 6);
+        r.error = r.exact ? 0.0 : a.error + 2.0 * std::ldexp(a.bound, -bits) + (fn == "to_e4m3" ? 0.004 : 0.0);
+        break;
+      }
+      case 19:
+        // Rounds to an integer and saturates: the same on both sides for the
+        // same value; one step either way where the input is inexact.
+        last_expr_ = "to_i8(" + a.name + ")";
+        r.is_tile_varying = a.is_tile_varying;
+        r.bound = std::min(a.bound + 0.5, 128.0);
+        r.exact = a.exact;
+        r.frac_bits = 0;
+        r.error = a.exact ? 0.0 : a.error + 1.0;
+        break;
+      case 20:
+        if (pick(0, 1) == 0) {
+          last_expr_ = "leaky_relu(" + a.name + ", 0.2)";
+          r.is_tile_varying = a.is_tile_varying;
+          r.bound = a.bound;
+          r.error = a.error + rounding(a.bound);
+          r.exact = false;
+        } else {
+          approx("hardswish", 1.5, a.bound + 0.4);
+        }
+        break;
+      default:
+        if (pick(0, 1) == 0) {
+          last_expr_ = "rsqrt(abs(" + a.name + ") + 1.0)";
+          r.bound = 1.0;
+          r.error = 0.5 * a.error + approximation(1.0);
+        } else {
+          last_expr_ = "tan(clamp(" + a.name + ", -1.0, 1.0))";
+          r.bound = 1.56;
+          r.error = 3.5 * a.error + approximation(1.56);
+        }
+        r.is_tile_varying = a.is_tile_varying;
         r.exact = false;
         break;
     }
@@ -307,6 +359,7 @@ class Generator {
 
   std::mt19937& rng_;
   std::int64_t M_, N_, L_, K_;
+  bool more_ops_;     // casts, leaky_relu, hardswish, rsqrt and tan too
   int bits_;          // significand bits of the compute type
   double unit_;       // its unit roundoff
   double max_bound_;  // values stay well inside its range
@@ -318,10 +371,13 @@ class Generator {
 
 /// A random epilogue for a problem of extents (L, M, N, K) whose A and B
 /// (and every tensor input) hold integers in [-2, 2], computed in `compute`
-/// (f32, f16 or bf16).
+/// (f32, f16 or bf16). `more_ops` adds casts (to_f16, to_bf16, to_e4m3,
+/// to_i8), leaky_relu with a slope, hardswish, rsqrt and tan to the draw;
+/// without it a seed gives the programs it always gave.
 inline RandomEpilogue random_epilogue(std::mt19937& rng, const std::string& name, std::int64_t L, std::int64_t M,
-                                      std::int64_t N, std::int64_t K, DType compute = DType::f32) {
-  return random_epilogue_detail::Generator(rng, M, N, K, L, compute).make(name);
+                                      std::int64_t N, std::int64_t K, DType compute = DType::f32,
+                                      bool more_ops = false) {
+  return random_epilogue_detail::Generator(rng, M, N, K, L, compute, more_ops).make(name);
 }
 
 }  // namespace epigemm::testing

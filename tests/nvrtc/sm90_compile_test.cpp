@@ -661,8 +661,8 @@ TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
 }
 
 TEST_F(Sm90Compile, RandomEpiloguesOnRotatingTileConfigurations) {
-  // Generated epilogues (random ops, inputs of every broadcast kind and
-  // dtype, extra tile outputs and reductions) on each operand class's
+  // Generated epilogues (random ops and casts, inputs of every broadcast
+  // kind and dtype, extra tile outputs and reductions) on each operand class's
   // configurations in turn (16-bit with both majors of B, fp8, int8, tf32;
   // f32, f16 and bf16 compute). Fixed seeds: the same programs every run.
   struct Variant {
@@ -682,8 +682,8 @@ TEST_F(Sm90Compile, RandomEpiloguesOnRotatingTileConfigurations) {
   for (std::uint32_t i = 0; i < 18; ++i) {
     const Variant& v = variants[i % std::size(variants)];
     std::mt19937 case_rng(7000 + i);
-    const RandomEpilogue r =
-        random_epilogue(case_rng, "random" + std::to_string(i), kL, kM, kN, kK, v.combo.compute);
+    const RandomEpilogue r = random_epilogue(case_rng, "random" + std::to_string(i), kL, kM, kN, kK,
+                                             v.combo.compute, /*more_ops=*/true);
     const bool b_k_major = v.operands != Sm90OperandClass::bits16 || i % 2 == 1;
     jobs.push_back(make_job(r.c.name + "_" + v.combo.name, r.c, v.combo, config_at(v.operands, i), true, b_k_major,
                             case_rng));

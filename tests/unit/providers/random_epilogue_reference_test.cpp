@@ -1,7 +1,8 @@
 // The random epilogues the GPU and NVRTC tests draw from
 // (tests/common/random_epilogue.hpp), over many seeds and every compute
-// type: each must parse, analyse and run on cpu_reference with every output
-// element written and finite. Guards the generator itself, and runs the
+// type, with and without the casts and other ops `more_ops` adds: each must
+// parse, analyse and run on cpu_reference with every output element written
+// and finite. Guards the generator itself, and runs the
 // front end and the reference on programs no one wrote by hand.
 #include <gtest/gtest.h>
 
@@ -27,7 +28,7 @@ TEST(RandomEpiloguesOnTheReference, EveryProgramRunsWithFiniteOutputs) {
     const bool large = i % 3 == 0;
     const DType compute = i % 4 == 0 ? DType::f16 : i % 4 == 1 ? DType::bf16 : DType::f32;
     const RandomEpilogue r = random_epilogue(rng, "random" + std::to_string(i), L, large ? 400 : M,
-                                             large ? 400 : N, large ? 96 : K, compute);
+                                             large ? 400 : N, large ? 96 : K, compute, /*more_ops=*/i % 2 == 1);
     SCOPED_TRACE("case " + std::to_string(i) + "\n" + r.c.source);
     const DTypeCombo combo{"f16", DType::f16, DType::f16, DType::f32, compute};
     HostCatalogProblem hp(r.c, combo, L, M, N, K, rng);
