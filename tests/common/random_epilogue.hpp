@@ -2,15 +2,16 @@
 // epilogue function (a few statements over accum, random inputs of every
 // broadcast kind and a mix of ops), binds its inputs and outputs (tiles of
 // random dtypes, row / column / whole reductions) and, alongside, a bound on
-// each value's magnitude and on how far an f32 evaluation may stray from
-// cpu_reference's (the GPU's approximate functions, f32 rounding, the
-// errors its inputs carry). The tests add that bound to each output's
+// each value's magnitude and on how far the GPU's evaluation may stray from
+// cpu_reference's (approximate functions, roundings in the compute type and
+// the casts, the errors its inputs carry). The tests add that bound to each output's
 // tolerance, so a program whose error could grow past the dtype's own
 // tolerance still fails only when the kernel is wrong, never by chance.
 //
 // Comparisons and sums take only values the GPU computes exactly (integer
-// inputs through +, -, *, max, min and the like, all within f32's 24 bits),
-// so a branch never flips on rounding and a reduction's order cannot matter.
+// and dyadic inputs through +, -, *, max, min and the like, all within the
+// compute type's significand), so a branch never flips on rounding and a
+// reduction's order cannot matter.
 #pragma once
 
 #include <algorithm>
@@ -24,8 +25,8 @@
 
 namespace epigemm::testing {
 
-/// The generated case, the extents it was sized for, and each output's
-/// extra absolute tolerance (by operand name).
+/// The generated case, and each output's extra absolute tolerance (by
+/// operand name).
 struct RandomEpilogue {
   EpilogueCase c;
   std::vector<std::pair<std::string, double>> slack;
@@ -34,7 +35,7 @@ struct RandomEpilogue {
 namespace random_epilogue_detail {
 
 /// A value of the program: its name, a bound on |value|, a bound on the
-/// f32 evaluation's distance from the reference, and whether it is computed
+/// GPU evaluation's distance from the reference, and whether it is computed
 /// exactly (then `frac_bits` fractional bits hold it).
 struct Value {
   std::string name;
@@ -75,7 +76,7 @@ class Generator {
       body += "    " + v.name + " = " + last_expr_ + "\n";
       values_.push_back(v);
     }
-    // D: a late value that varies over the tile, cast to a random float dtype.
+    // D: a late value that varies over the tile, stored as a random dtype.
     std::vector<std::string> returns;
     const Value& d_src = late_tile_value();
     body += "    D = " + d_src.name + "\n";
