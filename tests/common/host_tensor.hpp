@@ -44,6 +44,12 @@ class HostTensor : public TensorRef {
   }
   /// Every byte set to 0xFF (NaN for floats), so unwritten elements show.
   void poison() { std::memset(bytes_.data(), 0xFF, bytes_.size()); }
+  /// Calls f(e, value) for each element e (row-major order) of the tensor.
+  template <class F>
+  void for_each_value(F f) const {
+    std::int64_t e = 0;
+    for_each_offset([&](std::size_t at) { f(e++, ir::decode(dtype, bytes_.data() + at)); });
+  }
 
  private:
   char* address(std::initializer_list<std::int64_t> index) const {
@@ -55,8 +61,12 @@ class HostTensor : public TensorRef {
   }
   template <class F>
   void for_each(F f) {
+    for_each_offset([&](std::size_t at) { f(bytes_.data() + at); });
+  }
+  /// Calls f(byte offset) for each element, in row-major order.
+  template <class F>
+  void for_each_offset(F f) const {
     const Dims s = effective_strides();
-    std::vector<std::int64_t> idx(static_cast<std::size_t>(rank()), 0);
     const std::int64_t count = numel();
     for (std::int64_t e = 0; e < count; ++e) {
       std::int64_t offset = 0, rest = e;
@@ -64,7 +74,7 @@ class HostTensor : public TensorRef {
         offset += (rest % shape[d]) * s[d];
         rest /= shape[d];
       }
-      f(bytes_.data() + offset * size_bytes(dtype));
+      f(static_cast<std::size_t>(offset * size_bytes(dtype)));
     }
   }
 

@@ -178,14 +178,17 @@ class GpuProblem {
   /// Runs that provider (twice, with two poison patterns) and cpu_reference,
   /// and compares every element of every output.
   void run_and_compare(DType accumulator = DType::f32, DType compute = DType::f32) {
+    run_and_compare(simt_operator(args(true, accumulator, compute)), accumulator, compute);
+  }
+  /// The same with operator `op`.
+  void run_and_compare(Operator op, DType accumulator, DType compute) {
     const GemmArguments device_args = args(true, accumulator, compute);
-    Operator op = simt_operator(device_args);
     for (unsigned char poison : {0xFF, 0x5A}) {
       poison_outputs(poison);
       op.run(device_args);
-      driver_.check(driver_.ctx_synchronize(), "waiting for the simt kernel");
+      driver_.check(driver_.ctx_synchronize(), "waiting for " + op.name());
       run_reference_once(accumulator, compute);
-      compare_outputs("poison 0x" + std::to_string(poison));
+      compare_outputs(op.name() + ", poison 0x" + std::to_string(poison));
     }
   }
 
