@@ -463,10 +463,12 @@ TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
                                  {"u8s8", DType::u8, DType::i8, DType::i32, DType::f32},
                                  {"u8u8", DType::u8, DType::u8, DType::i32, DType::f32}};
   const EpilogueCase accum_only = epilogue_case(coverage_epilogues(), "return_accum_only");
-  // The last int8 tile is 64x64, whose 32-column warpgroups stage 1-byte D
-  // in 32-byte rows.
-  const DType computed[] = {DType::i8, DType::u8, DType::i32, DType::f32, DType::bf16, DType::f16, DType::e4m3};
-  const DType as_is[] = {DType::i32, DType::f32, DType::i8, DType::bf16, DType::i32, DType::f16, DType::u8};
+  // The seventh int8 tile is 64x64, whose 32-column warpgroups stage 1-byte
+  // D in 32-byte rows; the last two are the pingpong tiles.
+  const DType computed[] = {DType::i8,   DType::u8,  DType::i32,  DType::f32, DType::bf16,
+                            DType::f16,  DType::e4m3, DType::i32, DType::i8};
+  const DType as_is[] = {DType::i32, DType::f32, DType::i8, DType::bf16, DType::i32,
+                         DType::f16, DType::u8,  DType::i8, DType::i32};
   std::vector<Sm90Job> jobs;
   std::size_t i = 0;
   for (const Sm90TileConfig& config : plain_tile_configs()) {
@@ -484,7 +486,7 @@ TEST_F(Sm90Compile, Int8OperandsEveryPairingTileConfigurationAndOutputType) {
     EXPECT_TRUE(jobs.back().source.name_expression.ends_with(", int>>")) << jobs.back().source.name_expression;
     ++i;
   }
-  EXPECT_EQ(i, 7u);
+  EXPECT_EQ(i, std::size(computed));
   const EpilogueCase with_accum = epilogue_case(seed_epilogues(DType::f32, DType::u8), "relu_scale_return_acc");
   jobs.push_back(make_job("s8u8_return_accum", with_accum, pairings[1], config_at(Sm90OperandClass::int8, 0), true, true,
                           rng));

@@ -52,6 +52,12 @@ constexpr Sm90TileConfig kConfigs[] = {
     // stages of 40 KB. 1x1 only: an N-major B's three 64-column chunks do not
     // split across a 2x1 cluster.
     {128, 192, 1, 4, C::bits16},
+    // int8 pingpong (as fp8's): its consumers' epilogues (i32 accumulators
+    // converted, an i32 C read) run beside the other's main loop instead of
+    // while the tensor cores wait. Untimed: tile_efficiency ranks them below
+    // the cooperative int8 tiles, so they run only when pinned.
+    {128, 128, 2, 5, C::int8, true},
+    {128, 128, 1, 5, C::int8, true},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
