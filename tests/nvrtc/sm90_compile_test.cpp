@@ -430,7 +430,7 @@ EpilogueCase with_d(EpilogueCase c, DType d) {
 
 TEST_F(Sm90Compile, Tf32OperandsOnEveryTileConfigurationAndOutputType) {
   // m64nNk8 tf32 wgmmas (4-byte elements, 32 of K per stage) on every tf32
-  // tile, D of each float type, and the accumulator as a second output.
+  // tile (the pingpong ones too), D of each float type, and the accumulator as a second output.
   const DTypeCombo tf32{"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32};
   const EpilogueCase with_accum = epilogue_case(seed_epilogues(DType::f32, DType::f32), "relu_scale_return_acc");
   const DType ds[] = {DType::f32, DType::bf16, DType::f16};
@@ -441,7 +441,7 @@ TEST_F(Sm90Compile, Tf32OperandsOnEveryTileConfigurationAndOutputType) {
     const DType d = ds[i++ % 3];
     jobs.push_back(make_job("tf32_D_" + std::string(to_string(d)), with_d(with_accum, d), tf32, config, true, true, rng));
   }
-  EXPECT_EQ(i, 7u);
+  EXPECT_EQ(i, 9u);  // seven cooperative tiles and two pingpong ones
   jobs.push_back(make_job("tf32_D_e4m3", bias_and_extra_output(DType::e4m3), tf32, config_at(Sm90OperandClass::tf32, 0),
                           true, true, rng));
   jobs.push_back(make_job("tf32_D_i8", bias_and_extra_output(DType::i8), tf32, config_at(Sm90OperandClass::tf32, 2),
