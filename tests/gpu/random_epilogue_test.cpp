@@ -1,9 +1,12 @@
 // Random epilogues (tests/common/random_epilogue.hpp) on random problems
-// (16-bit, fp8, int8 and tf32 operands; f32, f16 or bf16 compute), run by sm90 (on a random one of its admitted tile configurations) and by
-// sm80 or simt in turn, and compared element by element with cpu_reference,
-// outputs poisoned twice. Every case compiles new kernels (about a second
-// each on the H200's host), which sets the number of cases. Each case's seed, extents and
-// source are in the failure message, so a failure replays on its own.
+// (16-bit, fp8, int8 and tf32 operands; f32, f16 or bf16 compute): the
+// plain op set, and in a second test casts and more ops. sm90 runs each (on
+// a random one of its admitted tile configurations), then sm80 or simt, and
+// each result is compared element by element with cpu_reference, outputs
+// poisoned twice. Every case compiles new kernels (about a second each on
+// the H200's host), which sets the number of cases. Each case's seed,
+// extents and source are in the failure message, so a failure replays on
+// its own.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,8 +20,10 @@
 namespace epigemm::testing {
 namespace {
 
-constexpr int kCases = 32;
-constexpr std::uint32_t kFirstSeed = 20261130;
+/// The programs of the plain op set, and (more_ops) those with casts,
+/// leaky_relu slopes, hardswish, rsqrt and tan too: first seeds and counts.
+constexpr int kCases = 32, kMoreOpsCases = 16;
+constexpr std::uint32_t kFirstSeed = 20261130, kMoreOpsFirstSeed = 20261201;
 
 /// Extents of case `rng`: mostly one or two tiles, sometimes several.
 Extents random_extents(std::mt19937& rng) {
@@ -43,18 +48,19 @@ Operands random_operands(std::mt19937& rng) {
   return all[std::uniform_int_distribution<std::size_t>(0, std::size(all) - 1)(rng)];
 }
 
-TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
-  EPIGEMM_REQUIRE_GPU(driver);
-  const int sm = driver->device_info(0).sm;
+/// Runs `cases` random programs (seeds first_seed, first_seed + 1, ...) on
+/// sm90 and on sm80 or simt, against the reference.
+void run_random_cases(const runtime::Driver& driver, std::uint32_t first_seed, int cases, bool more_ops) {
+  const int sm = driver.device_info(0).sm;
   int ran_sm90 = 0;
-  for (int i = 0; i < kCases; ++i) {
-    const std::uint32_t seed = kFirstSeed + static_cast<std::uint32_t>(i);
+  for (int i = 0; i < cases; ++i) {
+    const std::uint32_t seed = first_seed + static_cast<std::uint32_t>(i);
     std::mt19937 rng(seed);
     const Extents e = random_extents(rng);
     const Operands ab = random_operands(rng);
     const int compute_pick = std::uniform_int_distribution<int>(0, 7)(rng);
     const DType compute = compute_pick == 0 ? DType::f16 : compute_pick == 1 ? DType::bf16 : DType::f32;
-    const RandomEpilogue r = random_epilogue(rng, "random" + std::to_string(i), e.L, e.M, e.N, e.K, compute);
+    const RandomEpilogue r = random_epilogue(rng, "random" + std::to_string(i), e.L, e.M, e.N, e.K, compute, more_ops);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + describe(e) + ", A " + std::string(to_string(ab.a)) +
                  ", B " + std::string(to_string(ab.b)) + ", accumulator " + std::string(to_string(ab.accumulator)) +
                  ", compute " + std::string(to_string(compute)) + "\n" + r.c.source);
@@ -62,7 +68,7 @@ TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
     const bool b_k_major = ab.k_major_only || std::uniform_int_distribution<int>(0, 1)(rng) == 0;
     const bool padded = std::uniform_int_distribution<int>(0, 2)(rng) != 0;
 
-    GpuProblem p(*driver, rng);
+    GpuProblem p(driver, rng);
     add_padded_ab(p, ab.a, ab.b, e.L, e.M, e.N, e.K, a_k_major, b_k_major);
     if (padded)
       add_padded_case(p, r.c, e.L, e.M, e.N);
@@ -85,7 +91,7 @@ TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
       }
       std::vector<Operator> admitted;
       std::string refusals;
-      for (const OperatorCandidate& c : explain_operators(args, provider_query(*driver, provider))) {
+      for (const OperatorCandidate& c : explain_operators(args, provider_query(driver, provider))) {
         if (c.status) admitted.push_back(c.op);
         else refusals += "\n  " + c.op.name() + ": " + c.status.reason();
       }
@@ -103,12 +109,22 @@ TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
       if (provider == "sm90") ++ran_sm90;
     }
     EXPECT_GE(ran, 1);
-    if (HasFailure()) break;  // the first failing case says enough
+    if (::testing::Test::HasFailure()) break;  // the first failing case says enough
   }
   // The layouts are mostly TMA-friendly: most cases must have reached sm90.
-  if (sm == 90 && !HasFailure()) {
-    EXPECT_GE(ran_sm90, kCases / 2);
+  if (sm == 90 && !::testing::Test::HasFailure()) {
+    EXPECT_GE(ran_sm90, cases / 2);
   }
+}
+
+TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
+  EPIGEMM_REQUIRE_GPU(driver);
+  run_random_cases(*driver, kFirstSeed, kCases, false);
+}
+
+TEST(RandomEpilogues, CastsAndMoreOpsOnEveryGpuProvider) {
+  EPIGEMM_REQUIRE_GPU(driver);
+  run_random_cases(*driver, kMoreOpsFirstSeed, kMoreOpsCases, true);
 }
 
 }  // namespace

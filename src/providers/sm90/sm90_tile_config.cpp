@@ -52,12 +52,11 @@ constexpr Sm90TileConfig kConfigs[] = {
     // stages of 40 KB. 1x1 only: an N-major B's three 64-column chunks do not
     // split across a 2x1 cluster.
     {128, 192, 1, 4, C::bits16},
-    // int8 pingpong (as fp8's): its consumers' epilogues (i32 accumulators
-    // converted, an i32 C read) run beside the other's main loop instead of
-    // while the tensor cores wait.
+    // int8 and tf32 pingpong (as fp8's and 16-bit's): each consumer's
+    // epilogue (for int8: i32 accumulators converted, an i32 C read) runs
+    // beside the other's main loop instead of while the tensor cores wait.
     {128, 128, 2, 5, C::int8, true},
     {128, 128, 1, 5, C::int8, true},
-    // tf32 pingpong (as 16-bit's).
     {128, 128, 2, 5, C::tf32, true},
     {128, 128, 1, 5, C::tf32, true},
 };
@@ -84,15 +83,17 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 /// rowb+colb 1.018 against 1.052, relu+F 1.092 against 1.108) and, at M =
 /// 128, N = K = 8192, the grouped 64x128 tile (0.849 of copy against 0.836,
 /// GEMM alone); 64x64 is an estimate: its m64n32 wgmmas read
-/// more shared memory per multiply. The 16-bit 128x128 pingpong
-/// tile keeps pace with 128x256 once each consumer has several tiles (see
-/// kCooperativeEpilogueExposure), and so does int8's (H200, 2026-11-30,
+/// more shared memory per multiply. The 128x128 pingpong tile keeps pace
+/// with 128x256 once each consumer has several tiles (see
+/// kCooperativeEpilogueExposure), in every operand class (H200, 2026-11-30,
 /// ratio to cuBLASLt's GEMM alone, 128x256 cooperative -> 128x128 pingpong
-/// 1x1: 8192^3 1.055 -> 0.981, with alpha*acc+beta*C 1.233 -> 1.043; 4096^3
-/// 1.046 -> 1.004, 1.352 -> 1.250). The fp8 and tf32 pingpong tiles were
-/// never timed and rank below their cooperative ones.
+/// 1x1, at 8192^3 / 4096^3 / 2048^3: int8 1.06 / 1.05 / 0.74 -> 0.98 /
+/// 1.01 / 0.69, with alpha*acc+beta*C 1.24 / 1.36 / 0.99 -> 1.04 / 1.25 /
+/// 0.96; tf32 1.01 / 0.99 / 0.98 -> 0.96 / 0.99 / 0.96, with
+/// alpha*acc+beta*C 1.05 / 1.08 / 1.12 -> 0.98 / 1.02 / 1.10; e4m3 fast
+/// accumulation 1.00 / 0.99 / 1.01 -> 0.96 / 0.99 / 0.98).
 double tile_efficiency(const Sm90TileConfig& c) {
-  if (c.pingpong) return c.operands == C::bits16 || c.operands == C::int8 ? 1.0 : 0.90;
+  if (c.pingpong) return 1.0;
   if (c.bm == 128 && c.bn == 256) return 1.0;
   if (c.bm == 128 && c.bn == 192) return 0.97;  // an estimate between its neighbours
   if (c.bm == 128 && c.bn == 128) return 0.94;

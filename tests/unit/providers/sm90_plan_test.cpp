@@ -1043,11 +1043,11 @@ TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
 TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {
   // tf32 k-blocks take as long as 16-bit ones and int8 ones as fp8 ones, so
   // the same shapes win; the skinny problems stream their weights on 64x64.
-  // The big ones run on int8's 128x128 pingpong tile (timed, as 16-bit's),
-  // on the cooperative 128x256 for tf32 (its pingpong tile is untimed).
+  // The big ones run on the 128x128 pingpong tile, as 16-bit's do.
   EXPECT_EQ(shape_of(best_for(8192, 8192, 8192, Sm90OperandClass::int8)), "128x128x128_c1x1_pingpong");
   EXPECT_EQ(shape_of(best_for(4096, 4096, 4096, Sm90OperandClass::int8)), "128x128x128_c1x1_pingpong");
-  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192, Sm90OperandClass::tf32)), "128x256x32_c2x1");
+  EXPECT_EQ(shape_of(best_for(8192, 8192, 8192, Sm90OperandClass::tf32)), "128x128x32_c1x1_pingpong");
+  EXPECT_EQ(shape_of(best_for(2048, 2048, 2048, Sm90OperandClass::tf32)), "128x128x32_c1x1_pingpong");
   for (const Sm90OperandClass c : {Sm90OperandClass::tf32, Sm90OperandClass::int8}) {
     SCOPED_TRACE(c == Sm90OperandClass::tf32 ? "tf32" : "int8");
     EXPECT_EQ(best_for(16, 8192, 8192, c).bm, 64);
@@ -1135,10 +1135,10 @@ TEST(Sm90Heuristic, Fp8DefaultsToPreciseAccumulationAndFastIsAnOptIn) {
     EXPECT_GT(best_fp8_for(s[0], s[1], s[2], any).promote_k_blocks, 0);
     EXPECT_EQ(best_fp8_for(s[0], s[1], s[2], fast).promote_k_blocks, 0);
   }
-  // The fast pick at 8192^3 is the one the benchmark measured against
-  // cuBLASLt's fast accumulation; the precise one is the widest that holds
-  // the accumulators and both fragments.
-  EXPECT_EQ(shape_of(best_fp8_for(8192, 8192, 8192, fast)), "128x256x128_c2x1");
+  // The fast pick at 8192^3 is pingpong (0.96x cuBLASLt's fast
+  // accumulation, 1.00x on 128x256); the precise one is the widest that
+  // holds the accumulators and both fragments.
+  EXPECT_EQ(shape_of(best_fp8_for(8192, 8192, 8192, fast)), "128x128x128_c1x1_pingpong");
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bm, 128);
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bn, 128);
   // Promotion is modelled as a cost: the same tile accumulating fast is faster.
