@@ -269,7 +269,7 @@ struct GemmConfig {
   static_assert(kKGroup >= 1, "kKGroup counts k-blocks per stage");
   static_assert(kKGroup == 1 || (kMajorA == Major::K && kClusterM == 1 && kPromoteKBlocks == 0 && !kPingpong),
                 "grouped-k stages need a K-major A, a 1x1 cluster and the plain cooperative loop");
-  static_assert(kKGroup * kBK <= 256, "a grouped N-major B box is at most 256 rows of K");
+  static_assert(kKGroup * kBK <= 256 || kMajorB == Major::K, "a grouped N-major B box is at most 256 rows of K");
 };
 
 }  // namespace epigemm::sm90

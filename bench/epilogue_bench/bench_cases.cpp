@@ -124,9 +124,11 @@ std::vector<BenchCase> full_suite() {
   const std::vector<EpilogueKind> fp8{EpilogueKind::none, EpilogueKind::scale_amax};
   cases.push_back({DType::e4m3, {8192, 8192, 8192}, fp8, Fp8Accumulation::fast});
   cases.push_back({DType::e4m3, {8192, 8192, 8192}, fp8, Fp8Accumulation::precise});
+  // Informational: fp8 at M = 16 (weights streamed), tf32 and int8.
+  cases.push_back({DType::e4m3, shapes[4], fp8, Fp8Accumulation::fast});
   const std::vector<EpilogueKind> none_alpha_beta{EpilogueKind::none, EpilogueKind::alpha_beta};
   for (DType ab : {DType::tf32, DType::i8}) {
-    for (const Shape& s : {shapes[0], shapes[1]}) cases.push_back({ab, s, none_alpha_beta});
+    for (const Shape& s : {shapes[0], shapes[1], shapes[4]}) cases.push_back({ab, s, none_alpha_beta});
   }
   return cases;
 }

@@ -151,7 +151,8 @@ TEST_F(Sm90Epilogue, Fp8OperandsMatchTheReference) {
     run_case(reductions, combo, 1, 77, 45, 33, true, true);
   }
   for (const detail::Sm90TileConfig& config : detail::sm90_tile_configs()) {
-    if (config.operands != detail::Sm90OperandClass::fp8) continue;
+    // K = 300 is not whole k-blocks, which the grouped-k tiles need (sm90_grouped_k_test.cpp).
+    if (config.operands != detail::Sm90OperandClass::fp8 || config.k_group > 1) continue;
     SCOPED_TRACE("tile " + config.shape_name());
     run_case(with_accum, combos[0], 2, 331, 283, 300, true, true, pin_config(config));
   }

@@ -5,7 +5,8 @@
 // skinny N (B boxes of 8 to 64 rows), N and K that
 // leave partial tiles and a partial last group of k-blocks, batches with a
 // shared B, a fused epilogue with reductions, and the tiles the heuristic
-// picks for skinny problems.
+// picks for skinny problems; fp8, int8 and tf32 operands on their own grouped
+// tiles.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -42,7 +43,7 @@ class Sm90GroupedK : public ::testing::Test {
   /// A (L, M, K) row-major (K-major), B (L, K, N) column-major (K-major) or
   /// row-major (N-major), the fused epilogue's operands, on `config`.
   void run(const runtime::Driver& driver, const Case& c, const detail::Sm90TileConfig& config, bool b_k_major,
-           bool normal_data = false) {
+           bool normal_data = false, DType accumulator = DType::f32) {
     SCOPED_TRACE("tile " + config.shape_name() + ", L M N K = " + std::to_string(c.L) + " " + std::to_string(c.M) +
                  " " + std::to_string(c.N) + " " + std::to_string(c.K) + ", " + std::string(to_string(c.ab)) +
                  ", D " + std::string(to_string(c.d)) + (b_k_major ? ", B column-major" : ", B row-major"));
@@ -60,7 +61,7 @@ class Sm90GroupedK : public ::testing::Test {
     p.add("F", DType::f32, {c.L, c.M, c.N}, {}, true);
     p.add("colmax", DType::f32, {c.L, 1, c.N}, {}, true);
     p.add("total", DType::f32, {c.L, 1, 1}, {}, true);
-    const std::string name = run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    const std::string name = run_sm90_and_compare(p, accumulator, DType::f32, pin_config(config));
     EXPECT_NE(name.find("kgroup"), std::string::npos) << name;
   }
 };
@@ -112,6 +113,34 @@ TEST_F(Sm90GroupedK, NormalDataAndASharedB) {
     p.add("bias", DType::f32, {N});
     p.add("D", DType::bf16, {L, M, N}, padded_rows(DType::bf16, {L, M, N}), true);
     run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
+}
+
+TEST_F(Sm90GroupedK, Fp8Int8AndTf32OperandsOnTheirGroupedTiles) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  // K-major A and B (the only layout these classes take), K in whole
+  // k-blocks (128 bytes of each row): one group, a partial last group, many
+  // groups; skinny M and N, partial tiles, a batch, and M = 16 with N = 1024
+  // (16 tiles of 64x64, 64 of 64x128 / 128x64), which split K.
+  struct Operands {
+    detail::Sm90OperandClass operands;
+    DType ab, accumulator, d;
+  };
+  const Operands classes[] = {{detail::Sm90OperandClass::fp8, DType::e4m3, DType::f32, DType::bf16},
+                              {detail::Sm90OperandClass::int8, DType::i8, DType::i32, DType::f32},
+                              {detail::Sm90OperandClass::tf32, DType::tf32, DType::f32, DType::f16}};
+  struct Shape {
+    std::int64_t L, M, N, k_blocks;
+  };
+  const Shape shapes[] = {{1, 1, 2048, 16}, {1, 16, 1000, 33}, {1, 100, 2999, 9},
+                          {3, 16, 700, 4},  {1, 2048, 13, 9},  {1, 16, 1024, 32}};
+  for (const Operands& o : classes) {
+    for (const detail::Sm90TileConfig& config : grouped_k_tile_configs(o.operands)) {
+      for (const Shape& s : shapes) {
+        if (s.k_blocks < config.k_group) continue;  // the plan refuses fewer than one box of k-blocks
+        run(*driver, {s.L, s.M, s.N, s.k_blocks * config.bk(), o.ab, o.d}, config, true, false, o.accumulator);
+      }
+    }
   }
 }
 

@@ -74,11 +74,12 @@ inline bool fp8_has_shape_of(const detail::Sm90TileConfig& c) {
   return false;
 }
 
-/// The grouped-k tile configurations.
-inline std::vector<detail::Sm90TileConfig> grouped_k_tile_configs() {
+/// The grouped-k tile configurations of an operand class.
+inline std::vector<detail::Sm90TileConfig> grouped_k_tile_configs(
+    detail::Sm90OperandClass operands = detail::Sm90OperandClass::bits16) {
   std::vector<detail::Sm90TileConfig> out;
   for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.k_group > 1) out.push_back(c);
+    if (c.k_group > 1 && c.operands == operands) out.push_back(c);
   }
   return out;
 }

@@ -38,7 +38,7 @@ struct Sm90Job {
 constexpr std::int64_t kL = 2, kM = 8, kN = 16, kK = 32;
 
 /// Every configuration but the grouped-k ones, which need a K-major A and
-/// K >= 256 (GroupedKTilesOnTheirLayout compiles those).
+/// K of at least one box of k-blocks (GroupedKTilesOnTheirLayout compiles those).
 std::vector<Sm90TileConfig> plain_tile_configs() {
   std::vector<Sm90TileConfig> out;
   for (const auto& c : detail::sm90_tile_configs()) {
@@ -622,7 +622,7 @@ TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
     const bool bits16 = config.operands == Sm90OperandClass::bits16;
     if (!bits16 && config.operands != Sm90OperandClass::fp8) continue;
-    const std::int64_t k = config.k_group > 1 ? 256 : kK;  // whole boxes of k-blocks
+    const std::int64_t k = config.k_group > 1 ? config.bk() * config.k_group : kK;  // whole boxes of k-blocks
     for (const int kinds : {detail::kSm90AllTileKinds, detail::kSm90InsideTiles, detail::kSm90EdgeTiles}) {
       if (kinds == detail::kSm90AllTileKinds && !(config.may_cut_along_k() && config.cluster_m == 1)) continue;
       const std::string name = kinds == detail::kSm90AllTileKinds  ? "no_stream_k_"
@@ -643,22 +643,35 @@ TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
 }
 
 TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
-  // A K-major, B of either major, K = 256 (whole boxes of 4 k-blocks): the
-  // seed and coverage epilogues on each grouped tile.
+  // A K-major, B of either major (16-bit) or K-major (the other classes), K
+  // = 4 k-blocks (whole boxes of 4): the seed and coverage epilogues on each
+  // grouped tile.
   std::vector<Sm90Job> jobs;
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  const DTypeCombo others[] = {{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32},
+                               {"s8", DType::i8, DType::i8, DType::i32, DType::f32},
+                               {"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32}};
   int grouped = 0;
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
     if (config.k_group == 1) continue;
     ++grouped;
+    const std::int64_t k = 4 * config.bk();
+    if (config.operands != Sm90OperandClass::bits16) {
+      const DTypeCombo& combo = others[config.operands == Sm90OperandClass::fp8    ? 0
+                                      : config.operands == Sm90OperandClass::int8 ? 1
+                                                                                  : 2];
+      for (const auto& c : coverage_epilogues())
+        jobs.push_back(make_job("grouped_" + combo.name + "_" + c.name, c, combo, config, true, true, rng, nullptr, k));
+      continue;
+    }
     for (const auto& c : seed_epilogues()) {
-      jobs.push_back(make_job("grouped_" + c.name, c, kF16, config, true, true, rng, nullptr, 256));
-      jobs.push_back(make_job("grouped_n_major_b_" + c.name, c, kF16, config, true, false, rng, nullptr, 256));
+      jobs.push_back(make_job("grouped_" + c.name, c, kF16, config, true, true, rng, nullptr, k));
+      jobs.push_back(make_job("grouped_n_major_b_" + c.name, c, kF16, config, true, false, rng, nullptr, k));
     }
     for (const auto& c : coverage_epilogues())
-      jobs.push_back(make_job("grouped_" + c.name, c, bf16, config, true, true, rng, nullptr, 256));
+      jobs.push_back(make_job("grouped_" + c.name, c, bf16, config, true, true, rng, nullptr, k));
   }
-  EXPECT_EQ(grouped, 3);  // 64x64 x4, 64x128 x2, 128x64 x2
+  EXPECT_EQ(grouped, 12);  // 64x64 x4, 64x128 x2 and 128x64 x2 of each class
   expect_all_compile(std::move(jobs));
 }
 

@@ -59,6 +59,11 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 128, 1, 5, C::int8, true},
     {128, 128, 2, 5, C::tf32, true},
     {128, 128, 1, 5, C::tf32, true},
+    // The skinny tiles with grouped k-blocks (as 16-bit's) for the operand
+    // classes that take K-major A and B only.
+    {64, 64, 1, 3, C::fp8, false, 0, 4},  {64, 128, 1, 4, C::fp8, false, 0, 2},  {128, 64, 1, 4, C::fp8, false, 0, 2},
+    {64, 64, 1, 3, C::int8, false, 0, 4}, {64, 128, 1, 4, C::int8, false, 0, 2}, {128, 64, 1, 4, C::int8, false, 0, 2},
+    {64, 64, 1, 3, C::tf32, false, 0, 4}, {64, 128, 1, 4, C::tf32, false, 0, 2}, {128, 64, 1, 4, C::tf32, false, 0, 2},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }

@@ -427,8 +427,9 @@ TEST(Sm90TileConfigs, Tf32AndInt8ClassesHaveTheirOwnOperators) {
     // The same stage bytes as the 16-bit (tf32) or fp8 (int8) tile of that shape.
     EXPECT_EQ(c.bk() * c.operand_bytes(), 128);
   }
-  EXPECT_EQ(tf32, 9);  // seven cooperative tiles and two pingpong ones each, as fp8 has
-  EXPECT_EQ(int8, 9);
+  // Each: seven cooperative tiles, two pingpong and three grouped-k ones.
+  EXPECT_EQ(tf32, 12);
+  EXPECT_EQ(int8, 12);
   // The configurations that were there first keep their indices.
   const auto configs = detail::sm90_tile_configs();
   ASSERT_GE(configs.size(), 18u);
@@ -1052,6 +1053,7 @@ TEST(Sm90Heuristic, RanksTf32AndInt8TilesLikeTheirByteTwins) {
     SCOPED_TRACE(c == Sm90OperandClass::tf32 ? "tf32" : "int8");
     EXPECT_EQ(best_for(16, 8192, 8192, c).bm, 64);
     EXPECT_EQ(best_for(16, 8192, 8192, c).bn, 64);
+    EXPECT_EQ(best_for(16, 8192, 8192, c).k_group, 4);
     EXPECT_EQ(best_for(1024, 1024, 1024, c).bn, 64);
   }
   // Same math time per k-block as the byte twin; twice (tf32) or the same
@@ -1139,6 +1141,8 @@ TEST(Sm90Heuristic, Fp8DefaultsToPreciseAccumulationAndFastIsAnOptIn) {
   // accumulation, 1.00x on 128x256); the precise one is the widest that
   // holds the accumulators and both fragments.
   EXPECT_EQ(shape_of(best_fp8_for(8192, 8192, 8192, fast)), "128x128x128_c1x1_pingpong");
+  // A skinny problem streams its weights on a grouped-k tile when fast.
+  EXPECT_EQ(shape_of(best_fp8_for(16, 8192, 8192, fast)), "64x64x128_c1x1_kgroup4");
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bm, 128);
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bn, 128);
   // Promotion is modelled as a cost: the same tile accumulating fast is faster.
