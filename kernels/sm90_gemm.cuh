@@ -265,33 +265,41 @@ __device__ __forceinline__ void add_partial(const GemmParams& p, int part,
 /// with f32 FADDs, so its own wgmmas keep the tensor cores busy through the
 /// adds. (One fragment, waited for with wgmma_wait<0> before the adds, left
 /// that to the other consumer and ran 11-13% slower at 8192^3.) The k-blocks
-/// go in pairs so that each fragment stays in its own registers. Releases
-/// every stage but the last k-block's, whose index it returns (its wgmmas are
-/// complete); `acc` holds the tile's sum on return. `issued(kb)` runs once
-/// k-block kb's wgmmas are issued.
+/// go in pairs so that each fragment stays in its own registers. A grouped
+/// stage (Cfg::kKGroup = 2) holds one pair: A's second k-block
+/// a_kblock_bytes after its first, B's b_kblock_bytes (TMA's zeros past K
+/// in a partial last group). Releases every stage but the last, whose index
+/// it returns (its wgmmas are complete); `acc` holds the tile's sum on
+/// return. `issued(s)` runs once stage s's (first) wgmmas are issued.
 template <class Cfg, class Issued>
 __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, float (&acc)[Cfg::kAccRegs],
-                                                 u64 desc_a, u64 desc_b, RingPosition<Cfg::kStages>& ring,
-                                                 int k_blocks, int tid, const Issued& issued) {
+                                                 u64 desc_a, u64 desc_b, u32 a_kblock_bytes, u32 b_kblock_bytes,
+                                                 RingPosition<Cfg::kStages>& ring, int stages, int tid,
+                                                 const Issued& issued) {
+  static_assert(Cfg::kKGroup == 1 || Cfg::kKGroup == 2, "promotion takes one or two k-blocks per stage");
+  constexpr bool kPaired = Cfg::kKGroup == 2;
   constexpr u32 kStep = 32;  // one wgmma's K slice of a K-major 128-byte row
   using Fragment = float[Cfg::kAccRegs];
   Fragment even, odd;  // the fragments of the even and the odd k-blocks
 #pragma unroll
   for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] = 0.0f;
-  // Issues k-block kb's wgmmas into `part`; returns the stage they read.
-  const auto issue = [&](Fragment& part, int kb) {
+  const int k_blocks = stages * Cfg::kKGroup;
+  // Issues k-block kb's wgmmas into `part` (`second`: the second k-block of
+  // a paired stage, whose stage the first one waited for); returns the stage
+  // they read.
+  const auto issue = [&](Fragment& part, int kb, bool second) {
     const int stage = ring.stage;
-    mbar_wait(smem.full_bar(stage), ring.phase);
+    if (!second) mbar_wait(smem.full_bar(stage), ring.phase);
     const u32 stage_off = static_cast<u32>(stage * Cfg::kStageBytes);
+    const u32 a_off = stage_off + (second ? a_kblock_bytes : 0u), b_off = stage_off + (second ? b_kblock_bytes : 0u);
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < Cfg::kKSteps; ++ks)
       wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, 0, 0>(
-          part, desc_advance(desc_a, stage_off + ks * kStep), desc_advance(desc_b, stage_off + ks * kStep),
-          ks == 0 ? 0 : 1);
+          part, desc_advance(desc_a, a_off + ks * kStep), desc_advance(desc_b, b_off + ks * kStep), ks == 0 ? 0 : 1);
     wgmma_commit();
-    issued(kb);
-    ring.next();
+    if (!second) issued(kb / Cfg::kKGroup);
+    if (!kPaired || second) ring.next();
     return stage;
   };
   // `part`'s sum into acc, once a wait has retired its wgmmas.
@@ -300,26 +308,27 @@ __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, fl
 #pragma unroll
     for (int i = 0; i < Cfg::kAccRegs; ++i) acc[i] += part[i];
   };
-  int even_stage = issue(even, 0);
+  // Paired stages: an even k-block's stage goes back with the odd one after it.
+  int even_stage = issue(even, 0, false);
   int kb = 1;
   for (; kb + 1 < k_blocks; kb += 2) {
-    const int odd_stage = issue(odd, kb);
+    const int odd_stage = issue(odd, kb, kPaired);
     wgmma_wait<1>();  // the even k-block's wgmmas are done; the odd one's run
-    release_stage(smem, even_stage, tid);
+    if (!kPaired) release_stage(smem, even_stage, tid);
     add(even);
-    even_stage = issue(even, kb + 1);
+    even_stage = issue(even, kb + 1, false);
     wgmma_wait<1>();
     release_stage(smem, odd_stage, tid);
     add(odd);
   }
-  if (kb == k_blocks) {  // the last k-block is even
+  if (kb == k_blocks) {  // the last k-block is even (never when paired)
     wgmma_wait<0>();
     add(even);
     return even_stage;
   }
-  const int odd_stage = issue(odd, kb);
+  const int odd_stage = issue(odd, kb, kPaired);
   wgmma_wait<1>();
-  release_stage(smem, even_stage, tid);
+  if (!kPaired) release_stage(smem, even_stage, tid);
   add(even);
   wgmma_wait<0>();
   add(odd);
@@ -434,7 +443,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       int prev = 0;
       // Promotion (precise fp8 accumulation) runs its own loop; then this one has nothing to do.
       if constexpr (Cfg::kPromoteKBlocks > 0) {
-        prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, ring, item_stages, tid, issued);
+        prev = mainloop_promoted<Cfg>(smem, acc[0], desc_a, desc_b, a_kblock_bytes, b_kblock_bytes, ring,
+                                      item_stages, tid, issued);
       }
       const int plain_stages = Cfg::kPromoteKBlocks > 0 ? 0 : item_stages;
       for (int kb = 0; kb < plain_stages; ++kb) {

@@ -263,12 +263,13 @@ struct GemmConfig {
   static_assert(kPromoteKBlocks == 0 || kPromoteKBlocks == 1, "kPromoteKBlocks is 0 (no promotion) or 1");
   static_assert(kPromoteKBlocks == 0 || kInBytes == 1, "promotion is for fp8 operands only");
   static_assert(kPromoteKBlocks == 0 || !kPingpong, "promotion needs the cooperative schedule");
+  static_assert(kPromoteKBlocks == 0 || kKGroup <= 2, "promotion takes one or two k-blocks per stage");
   static_assert(kPromoteKBlocks == 0 || kWgRows * kAccRegs <= 64,
                 "promotion holds three accumulator sets: warpgroup tiles at most 128 columns wide");
   static_assert(kSmemBytes <= kMaxSmemBytes, "tile configuration exceeds shared memory");
   static_assert(kKGroup >= 1, "kKGroup counts k-blocks per stage");
-  static_assert(kKGroup == 1 || (kMajorA == Major::K && kClusterM == 1 && kPromoteKBlocks == 0 && !kPingpong),
-                "grouped-k stages need a K-major A, a 1x1 cluster and the plain cooperative loop");
+  static_assert(kKGroup == 1 || (kMajorA == Major::K && kClusterM == 1 && !kPingpong),
+                "grouped-k stages need a K-major A, a 1x1 cluster and the cooperative schedule");
   static_assert(kKGroup * kBK <= 256 || kMajorB == Major::K, "a grouped N-major B box is at most 256 rows of K");
 };
 

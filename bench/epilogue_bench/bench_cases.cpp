@@ -140,7 +140,8 @@ std::vector<BenchCase> custom_suite(const std::vector<Shape>& shapes) {
     cases.push_back({DType::bf16, s, all});
     cases.push_back({DType::f16, s, all});
     cases.push_back({.ab = DType::bf16, .shape = s, .epilogues = all, .b_layout = BLayout::col_major});
-    cases.push_back({DType::e4m3, s, {EpilogueKind::none, EpilogueKind::scale_amax}, Fp8Accumulation::fast});
+    for (Fp8Accumulation a : {Fp8Accumulation::fast, Fp8Accumulation::precise})
+      cases.push_back({DType::e4m3, s, {EpilogueKind::none, EpilogueKind::scale_amax}, a});
     for (DType ab : {DType::tf32, DType::i8}) cases.push_back({ab, s, {EpilogueKind::none, EpilogueKind::alpha_beta}});
   }
   return cases;

@@ -122,9 +122,9 @@ std::vector<BenchCase> full_suite();
 /// fast accumulation and (none) with precise.
 std::vector<BenchCase> quick_suite();
 /// bf16 and f16 with B row-major, and bf16 with B column-major, at each
-/// of `shapes` with all six epilogues; e4m3 (fast accumulation; none,
-/// scale_amax), tf32 and i8 (none, alpha_beta) too (full_suite() at other
-/// shapes).
+/// of `shapes` with all six epilogues; e4m3 (fast and precise
+/// accumulation; none, scale_amax), tf32 and i8 (none, alpha_beta) too
+/// (full_suite() at other shapes).
 std::vector<BenchCase> custom_suite(const std::vector<Shape>& shapes);
 /// Shapes beyond the suite, bf16 with B row-major, all six
 /// epilogues: square sizes between the suite's (with rows that are not

@@ -45,14 +45,19 @@ TEST_F(Sm90Fp8Precise, EveryPreciseConfigurationMatchesTheReference) {
     DType a, b, accumulator;
   };
   // K = 520 and 1000: the last k-block is partial; K = 96: less than one.
-  const Case cases[] = {{2, 331, 283, 520, DType::e4m3, DType::e4m3, DType::f32},
-                        {1, 200, 144, 1000, DType::e4m3, DType::e5m2, DType::f32},
-                        {1, 77, 45, 96, DType::e5m2, DType::e5m2, DType::f16},
-                        {1, 256, 256, 384, DType::e4m3, DType::e4m3, DType::f32}};
+  const std::vector<Case> cases = {{2, 331, 283, 520, DType::e4m3, DType::e4m3, DType::f32},
+                                   {1, 200, 144, 1000, DType::e4m3, DType::e5m2, DType::f32},
+                                   {1, 77, 45, 96, DType::e5m2, DType::e5m2, DType::f16},
+                                   {1, 256, 256, 384, DType::e4m3, DType::e4m3, DType::f32}};
+  // The grouped-k tiles take whole k-blocks, at least one box of them: K =
+  // 1024 (whole groups of 2), 640 and 1152 (a partial last group), skinny M.
+  const std::vector<Case> grouped_cases = {{1, 16, 1000, 1024, DType::e4m3, DType::e4m3, DType::f32},
+                                           {2, 100, 300, 640, DType::e4m3, DType::e5m2, DType::f32},
+                                           {1, 77, 45, 1152, DType::e5m2, DType::e5m2, DType::f16}};
   const auto configs = precise_configs();
-  ASSERT_EQ(configs.size(), 5u);
+  ASSERT_EQ(configs.size(), 8u);
   for (const Sm90TileConfig& config : configs) {
-    for (const Case& c : cases) {
+    for (const Case& c : config.k_group > 1 ? grouped_cases : cases) {
       SCOPED_TRACE("tile " + config.shape_name() + ", " + std::string(to_string(c.a)) + " x " +
                    std::string(to_string(c.b)) + ", L M N K " + std::to_string(c.L) + " " + std::to_string(c.M) +
                    " " + std::to_string(c.N) + " " + std::to_string(c.K));
@@ -73,7 +78,7 @@ TEST_F(Sm90Fp8Precise, Fp8DWithAmaxOnThePreciseConfigurations) {
   EPIGEMM_REQUIRE_SM90(driver);
   for (const Sm90TileConfig& config : precise_configs()) {
     SCOPED_TRACE("tile " + config.shape_name());
-    const std::int64_t L = 2, M = 197, N = 333, K = 300;
+    const std::int64_t L = 2, M = 197, N = 333, K = config.k_group > 1 ? 640 : 300;  // grouped: whole k-blocks
     GpuProblem p(*driver, rng);
     add_padded_ab(p, DType::e4m3, DType::e4m3, L, M, N, K, true, true);
     p.set_source("def epi(accum, scale):\n    D = accum * scale\n    amax = amax(D)\n    return D, amax\n");
@@ -205,7 +210,7 @@ TEST_F(Sm90Fp8Precise, LongKMeetsTheF32AccumulationBoundOnlyWhenPrecise) {
       std::printf("[ info ] %s: worst error %.3g x 2 gamma_K sum|ab|\n", op.name().c_str(), ratio);
     }
   }
-  EXPECT_EQ(precise_runs, 5);
+  EXPECT_EQ(precise_runs, 8);
   EXPECT_EQ(fast_runs, 1);
 }
 

@@ -64,6 +64,9 @@ constexpr Sm90TileConfig kConfigs[] = {
     {64, 64, 1, 3, C::fp8, false, 0, 4},  {64, 128, 1, 4, C::fp8, false, 0, 2},  {128, 64, 1, 4, C::fp8, false, 0, 2},
     {64, 64, 1, 3, C::int8, false, 0, 4}, {64, 128, 1, 4, C::int8, false, 0, 2}, {128, 64, 1, 4, C::int8, false, 0, 2},
     {64, 64, 1, 3, C::tf32, false, 0, 4}, {64, 128, 1, 4, C::tf32, false, 0, 2}, {128, 64, 1, 4, C::tf32, false, 0, 2},
+    // And fp8's with precise accumulation, each k-block promoted: two per
+    // stage (the promoted loop goes in pairs), so 64x64 takes 6 stages of 2.
+    {64, 64, 1, 6, C::fp8, false, 1, 2},  {64, 128, 1, 4, C::fp8, false, 1, 2},  {128, 64, 1, 4, C::fp8, false, 1, 2},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -261,8 +264,8 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
-         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") + (promote_k_blocks > 0 ? "_precise" : "") +
-         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "");
+         std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") +
+         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "") + (promote_k_blocks > 0 ? "_precise" : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }

@@ -1112,7 +1112,8 @@ TEST(Sm90TileConfigs, PreciseFp8ConfigurationsHoldThreeAccumulatorSetsAndSayHowT
       continue;
     }
     ++precise;
-    precise_shapes.insert(std::to_string(c.bm) + "x" + std::to_string(c.bn) + "_c" + std::to_string(c.cluster_m));
+    precise_shapes.insert(std::to_string(c.bm) + "x" + std::to_string(c.bn) + "_c" + std::to_string(c.cluster_m) +
+                          (c.k_group > 1 ? "_kgroup" + std::to_string(c.k_group) : ""));
     EXPECT_EQ(md.extra.at("fp8_accumulation"), "precise");
     EXPECT_EQ(md.name, "sm90_wgmma_" + c.shape_name() + "_fp8");
     EXPECT_NE(md.name.find("_precise_fp8"), std::string::npos);
@@ -1123,8 +1124,9 @@ TEST(Sm90TileConfigs, PreciseFp8ConfigurationsHoldThreeAccumulatorSetsAndSayHowT
     EXPECT_FALSE(c.pingpong);
     EXPECT_EQ(c.promote_k_blocks, 1);
   }
-  EXPECT_EQ(precise, 5);
-  EXPECT_EQ(precise_shapes, (std::set<std::string>{"128x128_c1", "128x128_c2", "64x128_c1", "128x64_c1", "64x64_c1"}));
+  EXPECT_EQ(precise, 8);
+  EXPECT_EQ(precise_shapes, (std::set<std::string>{"128x128_c1", "128x128_c2", "64x128_c1", "128x64_c1", "64x64_c1",
+                                                   "64x64_c1_kgroup2", "64x128_c1_kgroup2", "128x64_c1_kgroup2"}));
 }
 
 TEST(Sm90Heuristic, Fp8DefaultsToPreciseAccumulationAndFastIsAnOptIn) {
@@ -1141,7 +1143,8 @@ TEST(Sm90Heuristic, Fp8DefaultsToPreciseAccumulationAndFastIsAnOptIn) {
   // accumulation, 1.00x on 128x256); the precise one is the widest that
   // holds the accumulators and both fragments.
   EXPECT_EQ(shape_of(best_fp8_for(8192, 8192, 8192, fast)), "128x128x128_c1x1_pingpong");
-  // A skinny problem streams its weights on a grouped-k tile when fast.
+  // A skinny problem streams its weights on a grouped-k tile, precise or fast.
+  EXPECT_EQ(shape_of(best_fp8_for(16, 8192, 8192, any)), "64x64x128_c1x1_kgroup2_precise");
   EXPECT_EQ(shape_of(best_fp8_for(16, 8192, 8192, fast)), "64x64x128_c1x1_kgroup4");
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bm, 128);
   EXPECT_EQ(best_fp8_for(8192, 8192, 8192, any).bn, 128);
