@@ -121,7 +121,8 @@ TEST_F(Sm90GroupedK, Fp8Int8AndTf32OperandsOnTheirGroupedTiles) {
   // K-major A and B (the only layout these classes take), K in whole
   // k-blocks (128 bytes of each row): one group, a partial last group, many
   // groups; skinny M and N, partial tiles, a batch, and M = 16 with N = 1024
-  // (16 tiles of 64x64, 64 of 64x128 / 128x64), which split K.
+  // (16 tiles of 64x64, 64 of 64x128 / 128x64), which split K (but on the
+  // precise fp8 tiles, which do not cut K).
   struct Operands {
     detail::Sm90OperandClass operands;
     DType ab, accumulator, d;
