@@ -47,8 +47,22 @@ class HostTensor : public TensorRef {
   /// Calls f(e, value) for each element e (row-major order) of the tensor.
   template <class F>
   void for_each_value(F f) const {
-    std::int64_t e = 0;
-    for_each_offset([&](std::size_t at) { f(e++, ir::decode(dtype, bytes_.data() + at)); });
+    for_each_offset([&](std::int64_t e, std::size_t at) { f(e, ir::decode(dtype, bytes_.data() + at)); });
+  }
+  /// Calls f(e, byte offset of element e) for each element e, in row-major
+  /// order.
+  template <class F>
+  void for_each_offset(F f) const {
+    const Dims s = effective_strides();
+    const std::int64_t count = numel();
+    for (std::int64_t e = 0; e < count; ++e) {
+      std::int64_t offset = 0, rest = e;
+      for (int d = rank() - 1; d >= 0; --d) {
+        offset += (rest % shape[d]) * s[d];
+        rest /= shape[d];
+      }
+      f(e, static_cast<std::size_t>(offset * size_bytes(dtype)));
+    }
   }
 
  private:
@@ -61,21 +75,7 @@ class HostTensor : public TensorRef {
   }
   template <class F>
   void for_each(F f) {
-    for_each_offset([&](std::size_t at) { f(bytes_.data() + at); });
-  }
-  /// Calls f(byte offset) for each element, in row-major order.
-  template <class F>
-  void for_each_offset(F f) const {
-    const Dims s = effective_strides();
-    const std::int64_t count = numel();
-    for (std::int64_t e = 0; e < count; ++e) {
-      std::int64_t offset = 0, rest = e;
-      for (int d = rank() - 1; d >= 0; --d) {
-        offset += (rest % shape[d]) * s[d];
-        rest /= shape[d];
-      }
-      f(static_cast<std::size_t>(offset * size_bytes(dtype)));
-    }
+    for_each_offset([&](std::int64_t, std::size_t at) { f(bytes_.data() + at); });
   }
 
   std::vector<char> bytes_;

@@ -287,8 +287,7 @@ class Generator {
         r.is_tile_varying = a.is_tile_varying;
         r.bound = a.bound;
         r.frac_bits = a.frac_bits;
-        r.exact = a.exact && a.frac_bits <= 12 && std::ldexp(a.bound, a.frac_bits) < std::ldexp(1.0, bits - 1) &&
-                  (fn != "to_e4m3" || a.frac_bits <= 6);
+        r.exact = a.exact && fits_in(a.bound, a.frac_bits, bits) && (fn != "to_e4m3" || a.frac_bits <= 6);
         r.error = r.exact ? 0.0 : a.error + 2.0 * std::ldexp(a.bound, -bits) + (fn == "to_e4m3" ? 0.004 : 0.0);
         break;
       }
@@ -348,10 +347,13 @@ class Generator {
     returns.push_back(name);
   }
 
-  /// Whether a value of that bound and fraction is exact in the compute type.
-  bool fits_exactly(double bound, int frac_bits) const {
-    return frac_bits <= 12 && std::ldexp(bound, frac_bits) < std::ldexp(1.0, bits_ - 1);
+  /// Whether a value of that bound and fraction is exact in a float type
+  /// of `bits` significand bits.
+  static bool fits_in(double bound, int frac_bits, int bits) {
+    return frac_bits <= 12 && std::ldexp(bound, frac_bits) < std::ldexp(1.0, bits - 1);
   }
+  /// The same in the compute type.
+  bool fits_exactly(double bound, int frac_bits) const { return fits_in(bound, frac_bits, bits_); }
   /// Rounding error of an inexact result of magnitude `bound`.
   double rounding(double bound) const { return unit_ * bound; }
   /// Error of an approximate function's result of magnitude `bound`: f32's

@@ -235,17 +235,10 @@ class GpuProblem {
       if (!o.output) continue;
       const TensorRef& want = o.host->ref();
       const TensorRef& got = o.got->ref();
-      const Dims s = want.effective_strides();
       const auto extra = extra_tolerance_.find(name);
       const double slack = extra == extra_tolerance_.end() ? 0.0 : extra->second;
       int failures = 0;
-      for (std::int64_t e = 0; e < want.numel(); ++e) {
-        std::int64_t offset = 0, rest = e;
-        for (int d = want.rank() - 1; d >= 0; --d) {
-          offset += (rest % want.shape[d]) * s[d];
-          rest /= want.shape[d];
-        }
-        const std::size_t at = static_cast<std::size_t>(offset * size_bytes(want.dtype));
+      o.host->for_each_offset([&](std::int64_t e, std::size_t at) {
         const double w = ir::decode(want.dtype, static_cast<const char*>(want.data) + at);
         const double g = ir::decode(got.dtype, static_cast<const char*>(got.data) + at);
         const bool same =
@@ -254,7 +247,7 @@ class GpuProblem {
           ADD_FAILURE() << context << ": output " << name << " element " << e << " (of " << want.numel()
                         << "): got " << g << ", want " << w;
         }
-      }
+      });
       EXPECT_EQ(failures, 0) << context << ": output " << name << " " << want.describe();
     }
   }

@@ -30,17 +30,6 @@ std::vector<detail::Sm90TileConfig> configs_of(detail::Sm90OperandClass operands
   return out;
 }
 
-/// The offset (in elements) of element e of `t` in row-major index order.
-std::int64_t offset_of(const TensorRef& t, std::int64_t e) {
-  const Dims s = t.effective_strides();
-  std::int64_t offset = 0;
-  for (int d = t.rank() - 1; d >= 0; --d) {
-    offset += (e % t.shape[d]) * s[d];
-    e /= t.shape[d];
-  }
-  return offset;
-}
-
 /// Every element of output `name` equals the reference's exactly (the
 /// comparison of run_sm90_and_compare allows one step for integers).
 /// Returns the largest magnitude of the reference values.
@@ -48,16 +37,14 @@ double expect_exact(GpuProblem& p, const std::string& name) {
   GpuProblem::Operand& op = p.operand(name);
   const TensorRef& want = op.host->ref();
   const TensorRef& got = op.got->ref();
-  const std::int64_t bytes = size_bytes(want.dtype);
   int failures = 0;
   double largest = 0.0;
-  for (std::int64_t e = 0; e < want.numel(); ++e) {
-    const std::int64_t at = offset_of(want, e) * bytes;
+  op.host->for_each_offset([&](std::int64_t e, std::size_t at) {
     const double w = ir::decode(want.dtype, static_cast<const char*>(want.data) + at);
     const double g = ir::decode(got.dtype, static_cast<const char*>(got.data) + at);
     largest = std::max(largest, std::fabs(w));
     if (g != w && failures++ < 5) ADD_FAILURE() << name << " element " << e << ": got " << g << ", want " << w;
-  }
+  });
   EXPECT_EQ(failures, 0) << name << " differs from the reference";
   return largest;
 }
@@ -76,14 +63,14 @@ class Sm90Tf32Int8 : public ::testing::Test {
   /// tensor: its storage is f32, and wgmma reads only the top 19 bits).
   void fill_full_f32(GpuProblem& p, const std::string& name, double scale) {
     std::normal_distribution<float> dist(0.0f, static_cast<float>(scale));
-    const TensorRef& t = p.operand(name).host->ref();
-    for (std::int64_t e = 0; e < t.numel(); ++e) {
+    const HostTensor& t = *p.operand(name).host;
+    t.for_each_offset([&](std::int64_t, std::size_t at) {
       float v = dist(rng);
       std::uint32_t bits;
       std::memcpy(&bits, &v, 4);
       bits |= 0x1001u;  // low bits that tf32 drops
-      std::memcpy(static_cast<char*>(t.data) + offset_of(t, e) * 4, &bits, 4);
-    }
+      std::memcpy(static_cast<char*>(t.data) + at, &bits, 4);
+    });
     p.upload(name);
   }
 };
