@@ -4,6 +4,7 @@
 // tensors only describe shapes, strides and dtypes.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "codegen/embedded_kernels.hpp"
@@ -14,6 +15,7 @@
 #include "flag_values.hpp"
 #include "problem_data.hpp"
 #include "runtime/nvrtc.hpp"
+#include "support/file_io.hpp"
 
 namespace epigemm::cli {
 namespace {
@@ -28,6 +30,7 @@ FlagSet make_flags() {
   flags.add_section("code generation");
   flags.add_value("target-sm", "SM", "90", "GPU architecture to build for (90 is sm_90a, 80 is sm_80)");
   flags.add_boolean("compile", "also compile the source with NVRTC and report the result on stderr");
+  flags.add_value("cubin", "PATH", "", "compile as --compile does and write the cubin to PATH");
   flags.add_epilog("Set EPIGEMM_DUMP_DIR to keep the .cu, PTX and cubin of every kernel the library compiles.");
   return flags;
 }
@@ -77,7 +80,8 @@ int emit_command(const std::vector<std::string>& words) {
   if (!source.empty() && source.back() != '\n') std::cout << "\n";
   std::cout.flush();
 
-  if (flags.flag("compile")) {
+  const std::optional<std::string> cubin_path = flags.value("cubin");
+  if (flags.flag("compile") || cubin_path) {
     runtime::CompileRequest request;
     request.source = source;
     request.arch = runtime::arch_name(target_sm);
@@ -93,6 +97,7 @@ int emit_command(const std::vector<std::string>& words) {
                   result.seconds, result.cubin.size());
     std::cerr << line << (name.empty() ? "" : " (with the template kernel)")
               << (result.log.empty() ? "" : "; compiler log:\n" + result.log) << "\n";
+    if (cubin_path) write_file_atomic(*cubin_path, result.cubin);
   }
   return kExitOk;
 }

@@ -2,7 +2,7 @@
 """The consumer k-loops of the sm90 kernels the benchmark runs, from their SASS.
 
 For each problem (shape, B layout, epilogue) it takes the kernel `epigemm
-emit` prints, compiles it with NVRTC for sm_90a (no GPU needed) and
+emit` prints and its cubin (`--cubin`: NVRTC for sm_90a, no GPU needed),
 disassembles it with cuobjdump, then reports per kernel: its instruction
 count, the shortest loop holding wgmmas (the main loop: its instructions
 and wgmmas) and whether ptxas reads SR_CgaCtaId (the CTA's rank, from which
@@ -20,7 +20,6 @@ usage: bench/sm90_dev/sass_survey.py [--build build] [--cuobjdump PATH]
            [--out DIR] [--shape M,N,K,L ...] [--epilogue NAME ...]
 """
 import argparse
-import ctypes
 import os
 import re
 import shutil
@@ -45,29 +44,6 @@ EPILOGUES = {
 }
 SHAPES = ["8192,8192,8192,1", "4096,14336,4096,1", "4096,4096,4096,1", "1024,1024,1024,1", "64,4096,4096,1",
           "16,8192,8192,1", "128,8192,8192,1", "8,4096,4096,1"]
-
-
-def compile_cubin(source):
-    """NVRTC-compiles an emitted unit for sm_90a; returns the cubin's bytes."""
-    lib = ctypes.CDLL(os.path.join(CUDA, "lib64", "libnvrtc.so"))
-    kernel = re.search(r"// The kernel NVRTC instantiates from this unit:\n//   (.*)\n", source).group(1)
-    prog = ctypes.c_void_p()
-    if lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), b"survey.cu", 0, None, None):
-        raise RuntimeError("nvrtcCreateProgram failed")
-    lib.nvrtcAddNameExpression(prog, kernel.encode())
-    opts = [b"--gpu-architecture=sm_90a", b"-std=c++17", ("-I" + os.path.join(REPO, "kernels")).encode(),
-            ("-I" + os.path.join(CUDA, "include")).encode(), ("-I" + os.path.join(CUDA, "include", "cccl")).encode()]
-    if lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts)):
-        size = ctypes.c_size_t()
-        lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-        log = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetProgramLog(prog, log)
-        raise RuntimeError(log.value.decode()[:2000])
-    size = ctypes.c_size_t()
-    lib.nvrtcGetCUBINSize(prog, ctypes.byref(size))
-    cubin = ctypes.create_string_buffer(size.value)
-    lib.nvrtcGetCUBIN(prog, cubin)
-    return cubin.raw
 
 
 def instructions(sass):
@@ -120,14 +96,13 @@ def main():
     for shape in args.shape or SHAPES:
         for layout in ("row", "col"):
             for name in args.epilogue or list(EPILOGUES):
-                flags = ["--mnkl", shape, "--ab-dtype", args.dtype, "--b-layout", layout] + EPILOGUES[name]
-                source = subprocess.run([cli, "emit"] + flags, check=True, capture_output=True, text=True).stdout
-                operator = re.search(r"// epigemm emit: operator (\S+)", source).group(1)
                 stem = os.path.join(out, f"{shape.replace(',', 'x')}_{layout}_{re.sub(r'[^a-z0-9]+', '_', name)}")
+                flags = ["--mnkl", shape, "--ab-dtype", args.dtype, "--b-layout", layout] + EPILOGUES[name]
+                source = subprocess.run([cli, "emit", "--cubin", stem + ".cubin"] + flags, check=True,
+                                        capture_output=True, text=True).stdout
+                operator = re.search(r"// epigemm emit: operator (\S+)", source).group(1)
                 with open(stem + ".cu", "w") as f:
                     f.write(source)
-                with open(stem + ".cubin", "wb") as f:
-                    f.write(compile_cubin(source))
                 sass = subprocess.run([args.cuobjdump, "-sass", stem + ".cubin"], check=True, capture_output=True,
                                       text=True).stdout
                 with open(stem + ".sass", "w") as f:
