@@ -6,10 +6,13 @@
 // poisoned twice. Every case compiles new kernels (about a second each on
 // the H200's host), which sets the number of cases. Each case's seed,
 // extents and source are in the failure message, so a failure replays on
-// its own.
+// its own. For a longer hunt, EPIGEMM_TEST_RANDOM_CASES sets each test's
+// case count and EPIGEMM_TEST_RANDOM_SEED its first seed (the second test's
+// seeds start a million further on).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,6 +27,25 @@ namespace {
 /// leaky_relu slopes, hardswish, rsqrt and tan too: first seeds and counts.
 constexpr int kCases = 32, kMoreOpsCases = 16;
 constexpr std::uint32_t kFirstSeed = 20261130, kMoreOpsFirstSeed = 20261201;
+
+/// `fallback`, or the whole number in environment variable `name`.
+std::uint32_t from_env(const char* name, std::uint32_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == 0) return fallback;
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text, &end, 10);
+  if (*end != 0) ADD_FAILURE() << name << " is not a whole number: " << text;
+  return static_cast<std::uint32_t>(value);
+}
+
+int case_count(int fallback) {
+  return static_cast<int>(from_env("EPIGEMM_TEST_RANDOM_CASES", static_cast<std::uint32_t>(fallback)));
+}
+
+std::uint32_t first_seed(std::uint32_t fallback, std::uint32_t offset) {
+  const std::uint32_t chosen = from_env("EPIGEMM_TEST_RANDOM_SEED", 0);
+  return chosen == 0 ? fallback : chosen + offset;
+}
 
 /// Extents of case `rng`: mostly one or two tiles, sometimes several.
 Extents random_extents(std::mt19937& rng) {
@@ -119,12 +141,12 @@ void run_random_cases(const runtime::Driver& driver, std::uint32_t first_seed, i
 
 TEST(RandomEpilogues, EveryGpuProviderMatchesTheReference) {
   EPIGEMM_REQUIRE_GPU(driver);
-  run_random_cases(*driver, kFirstSeed, kCases, false);
+  run_random_cases(*driver, first_seed(kFirstSeed, 0), case_count(kCases), false);
 }
 
 TEST(RandomEpilogues, CastsAndMoreOpsOnEveryGpuProvider) {
   EPIGEMM_REQUIRE_GPU(driver);
-  run_random_cases(*driver, kMoreOpsFirstSeed, kMoreOpsCases, true);
+  run_random_cases(*driver, first_seed(kMoreOpsFirstSeed, 1000000), case_count(kMoreOpsCases), true);
 }
 
 }  // namespace
