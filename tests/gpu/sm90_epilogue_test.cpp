@@ -3,8 +3,9 @@
 // (rows, columns, everything; negatives and NaN), several outputs, the
 // accumulator returned as it is, every A/B dtype, major, accumulator and
 // compute type the kernel takes, every D dtype (fp8 D with its amax), and
-// the approximate f32 functions far into their tails; and problems of whole
-// tiles, whose kernels leave the bounds-checked epilogue out.
+// the approximate f32 functions far into their tails; problems of whole
+// tiles, whose kernels leave the bounds-checked epilogue out; and clusters
+// whose last tile lies past M.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -62,6 +63,39 @@ TEST_F(Sm90Epilogue, ProblemsOfWholeTilesOnEveryTile) {
     SCOPED_TRACE("tile " + config.shape_name());
     for (const EpilogueCase& c : cases)
       run_case(c, kF16, 2, 2 * config.bm, 2 * config.bn, 48, true, false, pin_config(config));
+  }
+}
+
+TEST_F(Sm90Epilogue, ClustersWhoseLastTilePairEndsPastM) {
+  // 2x1 clusters over one or three tile rows of whole tiles: the last
+  // cluster's second tile lies wholly past M. It runs the main loop for B's
+  // multicast; its epilogue must read no vector element, write no output and
+  // add nothing to a reduction there (sm90_tile_kinds gives it the checked
+  // copy). Its accumulators are 0 there, so counts show what a sum or
+  // maximum of values would hide: each column's row count and the element
+  // count must come out exact. With a column vector, and a tile output the
+  // threads store beside D.
+  EPIGEMM_REQUIRE_SM90(driver);
+  for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+    if (config.cluster_m == 1) continue;
+    for (const std::int64_t rows : {1, 3}) {
+      const std::int64_t M = rows * config.bm, N = 2 * config.bn, K = 48;
+      SCOPED_TRACE("tile " + config.shape_name() + ", M " + std::to_string(M));
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::f16, DType::f16, 1, M, N, K);
+      p.set_source(
+          "def epi(accum, col):\n    D = accum + col\n    E = D * 2.0\n    rows = sum(accum * 0.0 + 1.0)\n"
+          "    n = sum(accum * 0.0 + 1.0)\n    top = max(D)\n    return D, E, rows, n, top\n");
+      p.add("col", DType::f16, {M, 1});
+      p.add("D", DType::f16, {1, M, N}, padded_rows(DType::f16, {1, M, N}), true);
+      p.add("E", DType::f32, {1, M, N}, {}, true);
+      p.add("rows", DType::f32, {N}, {}, true);
+      p.add("n", DType::f32, {1}, {}, true);
+      p.add("top", DType::f32, {N}, {}, true);
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+      const TensorRef& counted = p.operand("n").got->ref();
+      EXPECT_EQ(ir::decode(DType::f32, counted.data), static_cast<double>(M * N));
+    }
   }
 }
 

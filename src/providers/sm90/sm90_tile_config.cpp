@@ -377,7 +377,12 @@ bool sm90_stream_k_code(const Sm90TileConfig& c, const Problem& p, int sm_count)
 
 int sm90_tile_kinds(const Sm90TileConfig& c, const Problem& p) noexcept {
   const bool inside = p.M >= 64 && p.N >= c.warpgroup_n();
-  const bool edge = p.M % c.bm != 0 || p.N % c.bn != 0;
+  // A cluster's CTAs take adjacent tiles along M: where M's tile rows do not
+  // fill the last cluster, its other CTAs' tiles lie wholly past M. They run
+  // the main loop for the multicast, and the epilogue's checked copy (the
+  // unchecked one would read vectors past M, write tile outputs there and
+  // add those rows to reductions).
+  const bool edge = p.M % (c.bm * c.cluster_m) != 0 || p.N % c.bn != 0;
   return (inside ? kSm90InsideTiles : 0) | (edge || !inside ? kSm90EdgeTiles : 0);
 }
 

@@ -640,6 +640,11 @@ TEST(Sm90Plan, KernelsCompileTheEpilogueOnlyForTheKindsOfTileTheProblemHas) {
   EXPECT_EQ(kinds(pingpong, 256, 320), kInside | kEdge);  // N not a multiple of 128
   EXPECT_EQ(kinds(pingpong, 16, 384), kEdge);             // every row block crosses M
   EXPECT_EQ(kinds(pingpong, 256, 96), kEdge);             // every tile crosses N
+  // A 2x1 cluster over 3 tile rows: the last cluster's second tile lies past M.
+  const Sm90TileConfig clustered{128, 256, 2, 3, Sm90OperandClass::bits16};
+  EXPECT_EQ(kinds(clustered, 512, 512), kInside);
+  EXPECT_EQ(kinds(clustered, 384, 512), kInside | kEdge);
+  EXPECT_EQ(kinds(clustered, 128, 256), kInside | kEdge);
   EXPECT_EQ(kinds(skinny, 192, 256), kInside);
   EXPECT_EQ(kinds(skinny, 64, 96), kInside | kEdge);      // a consumer's 64 columns fit once
   EXPECT_EQ(kinds(skinny, 16, 256), kEdge);
