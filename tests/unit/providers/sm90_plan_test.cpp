@@ -661,6 +661,38 @@ TEST(Sm90Plan, KernelsCompileTheEpilogueOnlyForTheKindsOfTileTheProblemHas) {
   EXPECT_TRUE(contains(detail::sm90_kernel_name(thin.problem, plan, skinny), ", 1, true, 2>, EpgSm90Hook"));
 }
 
+TEST(Sm90Plan, TileKindsSayWhetherAnyWarpgroupTileCrossesTheOutputsEdge) {
+  // Every warpgroup tile the kernel's scheduler makes (64-row blocks of
+  // warpgroup_n() columns, cluster_m tiles stacked along M, the last
+  // cluster's tiles past M included), against sm90_tile_kinds: without the
+  // edge kind the kernel runs only the unchecked epilogue, so no tile may
+  // cross M or N then; without the inside kind, no tile may be inside.
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    for (const std::int64_t M : {1, 16, 63, 64, 65, 128, 129, 192, 256, 320, 384, 512, 640}) {
+      for (const std::int64_t N : {8, 32, 64, 96, 128, 192, 256, 320, 384, 512, 1000, 1024}) {
+        detail::Problem problem;
+        problem.M = M;
+        problem.N = N;
+        const int kinds = detail::sm90_tile_kinds(config, problem);
+        const std::int64_t cluster_rows = config.bm * config.cluster_m;
+        const std::int64_t row_end = (M + cluster_rows - 1) / cluster_rows * cluster_rows;
+        const std::int64_t col_end = (N + config.bn - 1) / config.bn * config.bn;
+        bool any_inside = false, any_edge = false;
+        for (std::int64_t m = 0; m < row_end; m += 64) {
+          for (std::int64_t n = 0; n < col_end; n += config.warpgroup_n()) {
+            const bool inside = m + 64 <= M && n + config.warpgroup_n() <= N;
+            any_inside = any_inside || inside;
+            any_edge = any_edge || !inside;
+          }
+        }
+        SCOPED_TRACE(config.shape_name() + " M " + std::to_string(M) + " N " + std::to_string(N));
+        EXPECT_EQ((kinds & detail::kSm90InsideTiles) != 0, any_inside);
+        EXPECT_EQ((kinds & detail::kSm90EdgeTiles) != 0, any_edge);
+      }
+    }
+  }
+}
+
 TEST(Sm90Plan, LoopsOverChunksOnlyForLongEpilogues) {
   // Calls `fn` on the accumulator, computing in `compute`.
   const auto loops = [](const std::string& fn, DType compute) {
