@@ -151,7 +151,8 @@ inline constexpr int kSm90AllTileKinds = kSm90InsideTiles | kSm90EdgeTiles;
 
 /// The kinds of tile `config` cuts `problem` into: inside tiles when M is at
 /// least 64 and N at least one consumer's columns, edge tiles when M is not
-/// a multiple of the cluster's rows or N of the tile's columns. The kernel compiles the epilogue once per
+/// a multiple of the cluster's rows (a cluster's tiles past M count) or N of
+/// the tile's columns. The kernel compiles the epilogue once per
 /// kind present: whole-tile problems leave the bounds-checked copy out (0.65
 /// -> 0.35 s for the 128x128 pingpong unit of relu+F), problems with no tile
 /// inside (M = 16) the unchecked one (0.48 -> 0.26 s on 64x64 x4). A kernel
