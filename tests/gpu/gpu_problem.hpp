@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -189,6 +190,35 @@ class GpuProblem {
       driver_.check(driver_.ctx_synchronize(), "waiting for " + op.name());
       run_reference_once(accumulator, compute);
       compare_outputs(op.name() + ", poison 0x" + std::to_string(poison));
+      expect_only_outputs_written(poison, op.name());
+    }
+  }
+
+  /// Checks that a run wrote nothing but its outputs' elements: the inputs
+  /// are unchanged, and each output's buffer still holds `poison` (the byte
+  /// poison_outputs filled it with) before and after the tensor. (Padding
+  /// between an output's rows: expect_row_padding_untouched.)
+  void expect_only_outputs_written(unsigned char poison, const std::string& context) {
+    expect_inputs_unchanged(context);
+    for (auto& [name, o] : operands_) {
+      if (!o.output) continue;
+      const std::size_t at = device_offset(o), end = at + o.bytes;
+      std::vector<unsigned char> around(o.device.size() - o.bytes);
+      o.device.download(around.data(), at);
+      o.device.download(around.data() + at, o.device.size() - end, end);
+      const auto written =
+          std::count_if(around.begin(), around.end(), [poison](unsigned char b) { return b != poison; });
+      EXPECT_EQ(written, 0) << context << ": bytes outside output " << name << " were written";
+    }
+  }
+  /// Checks that every input's device bytes still equal what was uploaded.
+  void expect_inputs_unchanged(const std::string& context) {
+    for (auto& [name, o] : operands_) {
+      if (o.output) continue;
+      std::vector<unsigned char> now(o.bytes);
+      o.device.download(now.data(), o.bytes, device_offset(o));
+      EXPECT_EQ(std::memcmp(now.data(), o.host->ref().data, o.bytes), 0)
+          << context << ": input " << name << " was written";
     }
   }
 

@@ -209,6 +209,7 @@ inline std::string run_sm90_and_compare(GpuProblem& p, DType accumulator = DType
     for (const std::string& name : p.output_names()) {
       if (p.operand(name).device_ref.rank() >= 2) expect_row_padding_untouched(p, name, poison);
     }
+    p.expect_only_outputs_written(poison, op.name());
   }
   return op.name();
 }
