@@ -55,8 +55,9 @@ struct TensorRef {
   static TensorRef cuda(const void* data, DType dtype, Dims shape, Dims strides = {}, int device_index = 0);
 
   int rank() const noexcept { return shape.size(); }
-  std::int64_t numel() const noexcept;  ///< product of the extents (1 for rank 0)
-  /// The strides actually in effect: the given ones, or row-major ones.
+  std::int64_t numel() const noexcept;  ///< product of the extents (1 for rank 0; int64 max where it overflows)
+  /// The strides actually in effect: the given ones, or row-major ones (each
+  /// int64 max where the product of the extents after it overflows).
   Dims effective_strides() const;
   /// "f16 (2, 3) strides (3, 1) on host"
   std::string describe() const;

@@ -1,6 +1,8 @@
 // Dims, TensorRef and Binding: the non-owning views users hand to epigemm.
 #include "epigemm/tensor.hpp"
 
+#include <limits>
+
 #include "epigemm/error.hpp"
 
 namespace epigemm {
@@ -46,9 +48,21 @@ TensorRef TensorRef::cuda(const void* data, DType dtype, Dims shape, Dims stride
   return TensorRef{const_cast<void*>(data), dtype, shape, strides, Device::cuda, device_index};
 }
 
+namespace {
+
+/// a * b, or the int64 limit of the product's sign where it overflows (the
+/// extent checks then report the tensor as too large).
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {
+  std::int64_t r = 0;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  return (a < 0) != (b < 0) ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
+}
+
+}  // namespace
+
 std::int64_t TensorRef::numel() const noexcept {
   std::int64_t n = 1;
-  for (std::int64_t e : shape) n *= e;
+  for (std::int64_t e : shape) n = saturating_mul(n, e);
   return n;
 }
 
@@ -59,7 +73,7 @@ Dims TensorRef::effective_strides() const {
   std::int64_t running = 1;
   for (int i = shape.size() - 1; i >= 0; --i) {
     s[i] = running;
-    running *= shape[i] > 0 ? shape[i] : 1;
+    running = saturating_mul(running, shape[i] > 0 ? shape[i] : 1);
   }
   return s;
 }
