@@ -12,13 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "common/random_epilogue.hpp"
 #include "gpu/sm90_problem.hpp"
+#include "support/env.hpp"
 
 namespace epigemm::testing {
 namespace {
@@ -28,22 +28,10 @@ namespace {
 constexpr int kCases = 32, kMoreOpsCases = 16;
 constexpr std::uint32_t kFirstSeed = 20261130, kMoreOpsFirstSeed = 20261201;
 
-/// `fallback`, or the whole number in environment variable `name`.
-std::uint32_t from_env(const char* name, std::uint32_t fallback) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == 0) return fallback;
-  char* end = nullptr;
-  const unsigned long value = std::strtoul(text, &end, 10);
-  if (*end != 0) ADD_FAILURE() << name << " is not a whole number: " << text;
-  return static_cast<std::uint32_t>(value);
-}
-
-int case_count(int fallback) {
-  return static_cast<int>(from_env("EPIGEMM_TEST_RANDOM_CASES", static_cast<std::uint32_t>(fallback)));
-}
+int case_count(int fallback) { return static_cast<int>(env::get_int("EPIGEMM_TEST_RANDOM_CASES", fallback)); }
 
 std::uint32_t first_seed(std::uint32_t fallback, std::uint32_t offset) {
-  const std::uint32_t chosen = from_env("EPIGEMM_TEST_RANDOM_SEED", 0);
+  const auto chosen = static_cast<std::uint32_t>(env::get_int("EPIGEMM_TEST_RANDOM_SEED", 0));
   return chosen == 0 ? fallback : chosen + offset;
 }
 

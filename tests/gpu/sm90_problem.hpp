@@ -177,6 +177,12 @@ inline void expect_row_padding_untouched(GpuProblem& p, const std::string& name,
   EXPECT_EQ(bad, 0) << name << "'s row padding";
 }
 
+/// The value of f32 output `name` at element `index` as the GPU last wrote it.
+inline double got_value(GpuProblem& p, const std::string& name, std::int64_t index = 0) {
+  const TensorRef& got = p.operand(name).got->ref();
+  return ir::decode(DType::f32, static_cast<const char*>(got.data) + index * 4);
+}
+
 /// The candidates of the sm90 provider for the device problem, best first.
 inline std::vector<OperatorCandidate> sm90_candidates(const GpuProblem& p, DType accumulator, DType compute,
                                                       std::function<bool(const OperatorMetadata&)> filter = nullptr) {

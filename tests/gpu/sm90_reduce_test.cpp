@@ -14,12 +14,6 @@ class Sm90Reduce : public ::testing::Test {
   std::mt19937 rng{std::random_device{}()};
 };
 
-/// The f32 value of output `name` at element `index` as the GPU last wrote it.
-double got_value(GpuProblem& p, const std::string& name, std::int64_t index = 0) {
-  const TensorRef& got = p.operand(name).got->ref();
-  return ir::decode(DType::f32, static_cast<const char*>(got.data) + index * 4);
-}
-
 /// D = accum with a column sum, a row maximum and an amax of it, on bf16 A and B.
 void add_column_sum_row_max_amax(GpuProblem& p, std::int64_t M, std::int64_t N, std::int64_t K) {
   add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
