@@ -148,35 +148,6 @@ inline void add_padded_case(GpuProblem& p, const EpilogueCase& c, std::int64_t L
   }
 }
 
-/// Checks that the bytes between the end of each row of output `name` (a
-/// row-major (L, M, N) or (M, N) tensor) and the next row still hold `poison`:
-/// TMA stores write whole 16-byte units, and must not spill into padding.
-inline void expect_row_padding_untouched(GpuProblem& p, const std::string& name, unsigned char poison) {
-  GpuProblem::Operand& op = p.operand(name);
-  const TensorRef& t = op.device_ref;
-  const Dims s = t.effective_strides();
-  const int r = t.rank();
-  const std::int64_t rows = t.shape[r - 2], cols = t.shape[r - 1], pitch = s[r - 2];
-  const std::int64_t batches = r == 3 ? t.shape[0] : 1, batch_stride = r == 3 ? s[0] : 0;
-  if (s[r - 1] != 1 || pitch <= cols) return;  // no padding to look at
-  std::vector<unsigned char> bytes(op.bytes);
-  op.device.download(bytes.data(), op.bytes, GpuProblem::device_offset(op));
-  const std::int64_t element = size_bytes(t.dtype);
-  int bad = 0;
-  for (std::int64_t l = 0; l < batches; ++l) {
-    for (std::int64_t m = 0; m < rows; ++m) {
-      const std::int64_t row_start = (l * batch_stride + m * pitch) * element;
-      const std::int64_t end = std::min<std::int64_t>(row_start + pitch * element, static_cast<std::int64_t>(op.bytes));
-      for (std::int64_t b = row_start + cols * element; b < end; ++b) {
-        if (bytes[static_cast<std::size_t>(b)] != poison && bad++ < 3) {
-          ADD_FAILURE() << name << "'s padding after row " << m << " of batch " << l << " was overwritten";
-        }
-      }
-    }
-  }
-  EXPECT_EQ(bad, 0) << name << "'s row padding";
-}
-
 /// The value of f32 output `name` at element `index` as the GPU last wrote it.
 inline double got_value(GpuProblem& p, const std::string& name, std::int64_t index = 0) {
   const TensorRef& got = p.operand(name).got->ref();
@@ -205,18 +176,7 @@ inline std::string run_sm90_and_compare(GpuProblem& p, DType accumulator = DType
     return "";
   }
   Operator op = candidates.front().op;
-  const runtime::Driver& driver = runtime::Driver::require();
-  for (unsigned char poison : {0xFF, 0x5A}) {
-    p.poison_outputs(poison);
-    op.run(args);
-    driver.check(driver.ctx_synchronize(), "waiting for the sm90 kernel");
-    p.run_reference_once(accumulator, compute);
-    p.compare_outputs(op.name() + ", poison 0x" + std::to_string(poison));
-    for (const std::string& name : p.output_names()) {
-      if (p.operand(name).device_ref.rank() >= 2) expect_row_padding_untouched(p, name, poison);
-    }
-    p.expect_only_outputs_written(poison, op.name());
-  }
+  p.run_and_compare(op, accumulator, compute);
   return op.name();
 }
 
