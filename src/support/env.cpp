@@ -83,4 +83,6 @@ std::optional<std::filesystem::path> dump_dir() {
 
 bool disk_cache_disabled() { return get_flag(kDisableDiskCache, false); }
 
+bool line_info() { return get_flag(kLineInfo, false); }
+
 }  // namespace epigemm::env

@@ -17,6 +17,10 @@ inline constexpr const char kCacheDir[] = "EPIGEMM_CACHE_DIR";
 inline constexpr const char kDumpDir[] = "EPIGEMM_DUMP_DIR";
 /// A true value (1, true, yes, on) bypasses the on-disk kernel cache.
 inline constexpr const char kDisableDiskCache[] = "EPIGEMM_DISABLE_DISK_CACHE";
+/// A true value compiles kernels with source line information (NVRTC's
+/// -lineinfo), so that compute-sanitizer and ncu name the kernel source's
+/// lines. The option is part of each kernel's cache key.
+inline constexpr const char kLineInfo[] = "EPIGEMM_LINEINFO";
 /// Log level on stderr: off, error, warn (default), info, debug, or 0-4.
 inline constexpr const char kLog[] = "EPIGEMM_LOG";
 
@@ -40,5 +44,8 @@ std::optional<std::filesystem::path> dump_dir();
 
 /// EPIGEMM_DISABLE_DISK_CACHE as a flag (default false).
 bool disk_cache_disabled();
+
+/// EPIGEMM_LINEINFO as a flag (default false).
+bool line_info();
 
 }  // namespace epigemm::env

@@ -1,6 +1,6 @@
 // KernelLoader tests that need no GPU: compile-only through the disk cache
 // (miss, then hit), EPIGEMM_CACHE_DIR / EPIGEMM_DISABLE_DISK_CACHE /
-// EPIGEMM_DUMP_DIR honoured, corrupt entries recompiled and replaced, two
+// EPIGEMM_DUMP_DIR / EPIGEMM_LINEINFO honoured, corrupt entries recompiled and replaced, two
 // processes filling the same cache entry at once, and get() without a GPU.
 #include <gtest/gtest.h>
 
@@ -114,6 +114,24 @@ TEST(KernelLoader, DumpDirKeepsSourcePtxAndCubin) {
   const std::string ptx = read_file(stem.string() + ".ptx");
   EXPECT_NE(ptx.find(k.lowered_name), std::string::npos);
   EXPECT_NE(ptx.find(".target sm_80"), std::string::npos);
+}
+
+TEST(KernelLoader, LineInfoIsAnOptionOfItsOwnCacheEntry) {
+  TempDir cache, dump;
+  KernelLoader loader(KernelLoaderSettings{.cache_dir = cache.path(), .use_disk_cache = true, .dump_dir = {}});
+  ScopedEnv dump_env(env::kDumpDir, dump.path().string());
+  const KernelSource src = make_source(fresh_tag());
+  const auto ptx_of = [&](const CompiledKernel& k) {
+    return read_file((dump.path() / ("loader_test-" + k.key.hex() + ".ptx")).string());
+  };
+  ScopedEnv off(env::kLineInfo, std::nullopt);
+  const CompiledKernel plain = loader.compile(src);
+  EXPECT_EQ(ptx_of(plain).find(".loc"), std::string::npos);
+  ScopedEnv on(env::kLineInfo, "1");
+  const CompiledKernel lined = loader.compile(src);
+  EXPECT_FALSE(lined.from_disk_cache);
+  EXPECT_NE(lined.key, plain.key);
+  EXPECT_NE(ptx_of(lined).find(".loc"), std::string::npos);
 }
 
 TEST(KernelLoader, CompileErrorsPropagate) {
