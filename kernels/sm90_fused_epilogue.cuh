@@ -543,7 +543,6 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       Epi::for_each_reduce(find);
       reset(-1);
     }
-    __device__ __forceinline__ int batch() const { return l; }
     __device__ __forceinline__ bool flushes_before(int batch) const { return l >= 0 && batched && batch != l; }
     __device__ __forceinline__ void reset(int batch) {
       l = batch;

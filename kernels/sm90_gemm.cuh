@@ -542,9 +542,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     }
     staged_parity ^= 1;
   }
-  // One atomic per whole output (and batch) for the CTA.
+  // One atomic per whole output (and batch) for the CTA, or for each pingpong consumer.
   if constexpr (TotalsOf<Epi>::value)
-    flush_totals(totals, epi, consumer, tid, true, Cfg::kTotalsBarrier, false, identity_ready);
+    flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong, Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier,
+                 false, identity_ready);
   if (tid == 0) tma_store_wait<0>();  // staging must outlive the last stores
 }
 

@@ -176,8 +176,8 @@ struct GemmConfig {
   /// Consumers that read (and release) each pipeline stage.
   static constexpr int kStageReaders = kPingpong ? 1 : kConsumers;
   /// Named barriers 1 + c are consumer c's epilogue barriers; kOrderBarrier + c
-  /// hands the tensor cores to pingpong consumer c; kTotalsBarrier joins both
-  /// consumers to combine whole-output reductions (sm90_totals.cuh).
+  /// hands the tensor cores to pingpong consumer c; kTotalsBarrier joins the
+  /// cooperative consumers to combine whole-output reductions (sm90_totals.cuh).
   static constexpr int kOrderBarrier = 3;
   static constexpr int kTotalsBarrier = 5;
   static constexpr int kAccRegs = kWgN / 2;            ///< accumulators per thread and row block

@@ -1,8 +1,9 @@
 // Whole-output reductions of the sm90 GEMM across all of a CTA's tiles: each
 // consumer thread keeps its running partial (the hook's Totals) over every
-// tile it stores; when the batch changes and at the end, the warps (and both
-// consumer warpgroups) combine theirs through shared memory and one thread
-// adds the CTA's value with one atomic per output.
+// tile it stores; when the batch changes and at the end, the warps (of both
+// consumer warpgroups where they store parts of the same tiles) combine
+// theirs through shared memory and one thread adds them with one atomic per
+// output.
 #pragma once
 
 #include "sm90_epilogue.cuh"
@@ -19,7 +20,6 @@ namespace epigemm::sm90 {
 ///   __device__ void warp_combine();               // every lane together: each gets the warp's partials
 ///   __device__ void save(unsigned char* to);
 ///   __device__ void merge(const unsigned char* from);  // combines a saved set into this one
-///   __device__ int batch() const;                 // the held partials' batch, or -1
 ///   __device__ void commit(const Epi& epi);       // one atomic per output, then holds nothing
 ///   __device__ void reset(int l);                 // holds the identity, for batch l (-1: nothing)
 /// add() and the other member functions see only the calling thread's
@@ -77,22 +77,23 @@ struct IdentityWait {
   }
 };
 
-/// Shared memory for the partials of every warp of both consumers, then the
-/// two consumers' batches: static shared memory, which the kernel's
-/// 1024-byte-aligned dynamic block pads to 1 KB (the host counts that much:
-/// kSm90TotalsSharedBytes).
+/// Shared memory for the partials of every warp of both consumers: static
+/// shared memory, which the kernel's 1024-byte-aligned dynamic block pads to
+/// 1 KB (the host counts that much: kSm90TotalsSharedBytes).
 template <class Totals>
 __device__ __forceinline__ unsigned char* totals_scratch() {
-  constexpr int kScratchBytes = 2 * 4 * Totals::kBytes + 2 * static_cast<int>(sizeof(int));
+  constexpr int kScratchBytes = 2 * 4 * Totals::kBytes;
   static_assert(kScratchBytes <= 1024, "whole-output partials exceed the 1 KB of static shared memory");
   __shared__ alignas(16) unsigned char scratch[kScratchBytes];
   return scratch;
 }
 
-/// Combines the Totals of consumer `consumer`'s warpgroup (both: together with
-/// the other consumer's, which calls it too) and has one thread commit them,
-/// with one atomic per output and batch; afterwards every caller holds
-/// nothing. `barrier_id` is a named barrier over the threads taking part (128
+/// Combines the Totals of consumer `consumer`'s warpgroup and has one thread
+/// commit them, with one atomic per output and batch; afterwards every caller
+/// holds nothing. With `both`, the other consumer calls it too and its
+/// partials join: cooperative consumers store parts of the same tiles, so
+/// they hold the same batch (pingpong consumers, whose tiles differ, flush
+/// apart). `barrier_id` is a named barrier over the threads taking part (128
 /// or 256); with `reuse`, the scratch may be written again right after the
 /// return (a second barrier waits for the committing thread to read it).
 /// The committing thread waits for the outputs' identity first.
@@ -100,27 +101,15 @@ template <class Totals, class Epi>
 __device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int consumer, int tid, bool both,
                                              int barrier_id, bool reuse, const IdentityWait& identity_ready) {
   unsigned char* scratch = totals_scratch<Totals>();
-  int* batches = reinterpret_cast<int*>(scratch + 2 * 4 * Totals::kBytes);
   const int warp = tid / 32, lane = tid % 32;
   const int threads = both ? 256 : 128;
   totals.warp_combine();
   if (lane == 0) totals.save(scratch + (consumer * 4 + warp) * Totals::kBytes);
-  if (tid == 0) batches[consumer] = totals.batch();
   named_barrier_sync(barrier_id, threads);
   if (tid == 0 && (!both || consumer == 0)) {
 #pragma unroll
     for (int w = 1; w < 4; ++w) totals.merge(scratch + (consumer * 4 + w) * Totals::kBytes);
     if (both) {
-      // The other consumer's partials join these unless they belong to a
-      // different batch (pingpong consumers change batch at different tiles).
-      const int other = batches[1];
-      if (other >= 0) {
-        if (totals.flushes_before(other)) {
-          identity_ready();
-          totals.commit(epi);
-        }
-        if (totals.batch() < 0) totals.reset(other);
-      }
 #pragma unroll
       for (int w = 0; w < 4; ++w) totals.merge(scratch + (4 + w) * Totals::kBytes);
     }
