@@ -1,9 +1,9 @@
 // Reductions of the sm90 provider against cpu_reference, outputs poisoned:
 // whole-output sums, maxima, minima and amax over many tiles per CTA (one
-// atomic per CTA and batch) on every tile configuration, the identity fill
-// overlapped by the GEMM (programmatic dependent launch) or, for few output
-// elements, written by the GEMM itself, and two GEMMs back to back on one
-// stream, the second reading the first's D.
+// atomic per CTA, or pingpong consumer, and batch) on every tile
+// configuration, the identity fill overlapped by the GEMM (programmatic
+// dependent launch) or, for few output elements, written by the GEMM itself,
+// and two GEMMs back to back on one stream, the second reading the first's D.
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
