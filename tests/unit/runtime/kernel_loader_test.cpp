@@ -1,7 +1,8 @@
 // KernelLoader tests that need no GPU: compile-only through the disk cache
 // (miss, then hit), EPIGEMM_CACHE_DIR / EPIGEMM_DISABLE_DISK_CACHE /
-// EPIGEMM_DUMP_DIR / EPIGEMM_LINEINFO honoured, corrupt entries recompiled and replaced, two
-// processes filling the same cache entry at once, and get() without a GPU.
+// EPIGEMM_DUMP_DIR / EPIGEMM_LINEINFO honoured, corrupt entries recompiled
+// and replaced, two processes filling the same cache entry at once, and get()
+// without a GPU.
 #include <gtest/gtest.h>
 
 #include <chrono>
