@@ -84,7 +84,7 @@ Hash128 compile_cache_key(const CompileRequest& request) {
   h.u64(request.name_expressions.size());
   for (const auto& name : request.name_expressions) h.field(name);
   h.value(nvrtc_version());
-  for (const auto& include : cuda_include_options()) h.field(include);
+  for (const auto& option : implicit_options()) h.field(option);
   return h.digest128();
 }
 

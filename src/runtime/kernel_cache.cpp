@@ -104,7 +104,6 @@ CompiledKernel KernelLoader::compile_impl(const KernelSource& source, bool read_
   request.file_name = source.file_name;
   request.arch = source.arch;
   request.options = source.options;
-  if (env::line_info()) request.options.push_back("-lineinfo");
   request.name_expressions = {source.name_expression};
   request.headers = source.headers;
   request.want_ptx = dump_dir.has_value();

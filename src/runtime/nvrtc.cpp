@@ -173,6 +173,12 @@ std::vector<std::string> cuda_include_options() {
   return options;
 }
 
+std::vector<std::string> implicit_options() {
+  std::vector<std::string> options = cuda_include_options();
+  if (env::line_info()) options.push_back("-lineinfo");
+  return options;
+}
+
 CompileResult nvrtc_compile(const CompileRequest& request) {
   NvrtcProgram program(request);
   for (const auto& expression : request.name_expressions) {
@@ -181,7 +187,7 @@ CompileResult nvrtc_compile(const CompileRequest& request) {
   }
   std::vector<std::string> options;
   options.push_back("--gpu-architecture=" + request.arch);
-  for (auto& o : cuda_include_options()) options.push_back(std::move(o));
+  for (auto& o : implicit_options()) options.push_back(std::move(o));
   options.insert(options.end(), request.options.begin(), request.options.end());
   std::vector<const char*> option_ptrs;
   for (const auto& o : options) option_ptrs.push_back(o.c_str());

@@ -53,7 +53,12 @@ std::string arch_name(int sm, bool arch_specific = true);
 /// plus its cccl/ subdirectory when present.
 std::vector<std::string> cuda_include_options();
 
-/// Compiles. Adds --gpu-architecture and cuda_include_options() to the
+/// The options nvrtc_compile adds to every request besides the
+/// architecture: cuda_include_options(), and -lineinfo when EPIGEMM_LINEINFO
+/// is set. compile_cache_key hashes them.
+std::vector<std::string> implicit_options();
+
+/// Compiles. Adds --gpu-architecture and implicit_options() to the
 /// request's options. Throws Error(ErrorKind::Compile) on failure, with the
 /// full log and the path where the source (and log) were dumped:
 /// EPIGEMM_DUMP_DIR if set, else a fresh temporary directory.

@@ -19,7 +19,7 @@ inline constexpr const char kDumpDir[] = "EPIGEMM_DUMP_DIR";
 inline constexpr const char kDisableDiskCache[] = "EPIGEMM_DISABLE_DISK_CACHE";
 /// A true value compiles kernels with source line information (NVRTC's
 /// -lineinfo), so that compute-sanitizer and ncu name the kernel source's
-/// lines. The option is part of each kernel's cache key.
+/// lines (runtime::implicit_options); part of each kernel's cache key.
 inline constexpr const char kLineInfo[] = "EPIGEMM_LINEINFO";
 /// Log level on stderr: off, error, warn (default), info, debug, or 0-4.
 inline constexpr const char kLog[] = "EPIGEMM_LOG";

@@ -225,20 +225,14 @@ class GpuProblem {
   }
 
   Operand& operand(const std::string& name) { return operands_.at(name); }
-  /// Which bytes of the operand's device buffer belong to an element of its tensor.
+  /// Which bytes of the operand's device buffer belong to an element of its
+  /// tensor (laid out as its host copy: same shape and strides).
   static std::vector<bool> element_bytes(const Operand& op) {
-    const TensorRef& t = op.device_ref;
-    const Dims strides = t.effective_strides();
-    const std::size_t element = size_bytes(t.dtype), start = device_offset(op);
+    const std::size_t element = size_bytes(op.device_ref.dtype), start = device_offset(op);
     std::vector<bool> covered(op.device.size(), false);
-    std::vector<std::int64_t> index(t.rank(), 0);
-    for (std::int64_t n = 0; n < t.numel(); ++n) {
-      std::int64_t offset = 0;
-      for (int d = 0; d < t.rank(); ++d) offset += index[d] * strides[d];
-      const std::size_t at = start + static_cast<std::size_t>(offset) * element;
-      std::fill(covered.begin() + at, covered.begin() + at + element, true);
-      for (int d = t.rank() - 1; d >= 0 && ++index[d] == t.shape[d]; --d) index[d] = 0;
-    }
+    op.host->for_each_offset([&](std::int64_t, std::size_t at) {
+      std::fill(covered.begin() + start + at, covered.begin() + start + at + element, true);
+    });
     return covered;
   }
   /// Where the operand's tensor starts in its device buffer (bytes).
