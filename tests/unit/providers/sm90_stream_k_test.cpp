@@ -115,10 +115,24 @@ TEST(Sm90StreamK, LaunchesTwoCtasPerSplitTileAndOnePerSmForStreamK) {
   EXPECT_EQ(stream_k.slices, 1);
   EXPECT_EQ(stream_k.sk_tiles, 136);  // the last partial wave (4096 % 132 = 4 tiles) and one full wave
   EXPECT_EQ(stream_k.ctas, 132);
-  EXPECT_EQ(stream_k.whole_ctas, 132);
+  EXPECT_EQ(stream_k.whole_ctas, 128);  // 32 rounds of whole tiles take 128 CTAs as well as 132
   const detail::Sm90KCut whole = detail::sm90_k_cut(pingpong_128x128(), problem(1024, 1024, 1024), 132);
   EXPECT_EQ(whole.sk_tiles, 0);
   EXPECT_EQ(whole.ctas, 64);
+  EXPECT_EQ(whole.whole_ctas, 64);
+}
+
+TEST(Sm90StreamK, WholeTilesLaunchAsFewCtasAsTakeTheSameRounds) {
+  const auto whole_ctas = [](const Sm90TileConfig& c, std::int64_t m, std::int64_t n, int sms) {
+    return detail::sm90_k_cut(c, problem(m, n, 4096), sms).whole_ctas;
+  };
+  EXPECT_EQ(whole_ctas(pingpong_128x128(), 4096, 4096, 132), 128);  // 1024 tiles: 8 rounds either way
+  EXPECT_EQ(whole_ctas(pingpong_128x128(), 4096, 4224, 132), 132);  // 1056 tiles: 8 full rounds
+  EXPECT_EQ(whole_ctas(pingpong_128x128(), 4096, 4352, 132), 121);  // 1088 tiles: 9 rounds
+  EXPECT_EQ(whole_ctas(pingpong_128x128(), 128, 1024, 132), 8);     // fewer tiles than SMs
+  const Sm90TileConfig clustered{128, 128, 2, 5, Sm90OperandClass::bits16, true};
+  EXPECT_EQ(whole_ctas(clustered, 4096, 4096, 132), 128);  // 512 cluster tiles over 66 clusters: 64
+  EXPECT_EQ(whole_ctas(clustered, 4096, 4096, 1), 2);      // never less than one cluster
 }
 
 /// Every item of every slot, checked against the rules the kernel relies on.
