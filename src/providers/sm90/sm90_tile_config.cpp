@@ -361,7 +361,8 @@ Sm90KCut sm90_k_cut(const Sm90TileConfig& c, const Problem& p, int max_ctas) noe
   const std::int64_t slots = std::max<std::int64_t>(1, std::min<std::int64_t>(max_ctas / cm, tiles));
   cut.ctas = slots * cm;
   // Whole tiles: as few CTAs as take the same number of rounds.
-  cut.whole_ctas = ceil_div(tiles, ceil_div(tiles, slots)) * cm;
+  const std::int64_t rounds = ceil_div(tiles, slots);
+  cut.whole_ctas = (rounds > 0 ? ceil_div(tiles, rounds) : 0) * cm;
   cut.slices = sm90_split_k_slices(c, p, max_ctas);
   if (cut.slices > 1) {
     cut.sk_tiles = tiles;
