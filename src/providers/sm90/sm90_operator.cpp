@@ -165,7 +165,7 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
                    "finding the sm90 identity-fill kernel");
     }
   }
-  // Persistent grid: one CTA per SM, in whole clusters that fit together.
+  // Persistent grid: at most one CTA per SM, in whole clusters that fit together.
   const int sms = driver.device_info(p.device_index).sm_count;
   if (config_.cluster_m == 1) {
     k.max_ctas = static_cast<unsigned>(sms);
