@@ -507,9 +507,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       // A new batch of a batched whole output: the partials so far leave first
       // (cooperative: both consumers see the same tiles and flush together).
       if constexpr (TotalsOf<Epi>::value) {
-        if (totals.flushes_before(tile.l))
-          flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong,
-                       Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier, true, identity_ready);
+        if (totals.flushes_before(tile.l)) flush_totals<Cfg>(totals, epi, consumer, tid, true, identity_ready);
       }
     };
     const auto store = [&](EpiTile& epi_tile, int r) {
@@ -544,8 +542,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   }
   // One atomic per whole output (and batch) for the CTA, or for each pingpong consumer.
   if constexpr (TotalsOf<Epi>::value)
-    flush_totals(totals, epi, consumer, tid, !Cfg::kPingpong, Cfg::kPingpong ? 1 + consumer : Cfg::kTotalsBarrier,
-                 false, identity_ready);
+    flush_totals<Cfg>(totals, epi, consumer, tid, false, identity_ready);
   if (tid == 0) tma_store_wait<0>();  // staging must outlive the last stores
 }
 

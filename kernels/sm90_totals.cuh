@@ -90,26 +90,28 @@ __device__ __forceinline__ unsigned char* totals_scratch() {
 
 /// Combines the Totals of consumer `consumer`'s warpgroup and has one thread
 /// commit them, with one atomic per output and batch; afterwards every caller
-/// holds nothing. With `both`, the other consumer calls it too and its
-/// partials join: cooperative consumers store parts of the same tiles, so
-/// they hold the same batch (pingpong consumers, whose tiles differ, flush
-/// apart). `barrier_id` is a named barrier over the threads taking part (128
-/// or 256); with `reuse`, the scratch may be written again right after the
-/// return (a second barrier waits for the committing thread to read it).
-/// The committing thread waits for the outputs' identity first.
-template <class Totals, class Epi>
-__device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int consumer, int tid, bool both,
-                                             int barrier_id, bool reuse, const IdentityWait& identity_ready) {
+/// holds nothing. Cooperative consumers store parts of the same tiles, so
+/// they hold the same batch: both call it together (over named barrier
+/// Cfg::kTotalsBarrier) and their partials join. Pingpong consumers, whose
+/// tiles differ, flush apart (over their own epilogue barrier, 1 + consumer).
+/// With `reuse`, the scratch may be written again right after the return (a
+/// second barrier waits for the committing thread to read it). The
+/// committing thread waits for the outputs' identity first.
+template <class Cfg, class Totals, class Epi>
+__device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int consumer, int tid, bool reuse,
+                                             const IdentityWait& identity_ready) {
+  constexpr bool both = !Cfg::kPingpong;
+  const int barrier_id = both ? Cfg::kTotalsBarrier : 1 + consumer;
   unsigned char* scratch = totals_scratch<Totals>();
   const int warp = tid / 32, lane = tid % 32;
-  const int threads = both ? 256 : 128;
+  constexpr int threads = both ? 256 : 128;
   totals.warp_combine();
   if (lane == 0) totals.save(scratch + (consumer * 4 + warp) * Totals::kBytes);
   named_barrier_sync(barrier_id, threads);
   if (tid == 0 && (!both || consumer == 0)) {
 #pragma unroll
     for (int w = 1; w < 4; ++w) totals.merge(scratch + (consumer * 4 + w) * Totals::kBytes);
-    if (both) {
+    if constexpr (both) {
 #pragma unroll
       for (int w = 0; w < 4; ++w) totals.merge(scratch + (4 + w) * Totals::kBytes);
     }
