@@ -105,8 +105,10 @@ class ArgumentFuzzer {
     if (fault == 5) hit.data = static_cast<char*>(hit.data) + (chance(2) ? 1 : size_bytes(hit.dtype));
     if (fault == 6) hit.data = nullptr;
     if (fault == 7) hit.shape = chance(2) ? Dims{hit.shape[hit.rank() - 1]} : Dims{1, 1, 1, 1};
-    if (fault == 8) args.out.data = args.A.data;
-    if (fault == 8) args.out.strides = {};
+    if (fault == 8) {  // the output over an input
+      args.out.data = args.A.data;
+      args.out.strides = {};
+    }
     if (e.source.empty()) return args;
 
     std::map<std::string, Binding> bindings{{"D", Binding(args.out)}};
