@@ -1,0 +1,81 @@
+# Where each consumer warpgroup's time goes, tile by tile, for problems of
+# any number of tiles per CTA (pingpong included).
+#
+# Apply trace_tiles.patch (git apply bench/sm90_dev/trace_tiles.patch: it
+# adds %globaltimer sums to consume() in kernels/sm90_gemm.cuh), build the
+# Python binding, then on the GPU:
+#   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 1024x1024x1024
+# Each consumer's thread 0 writes one record of twelve 64-bit words over the
+# first row of its last tile in D (D's values are lost: nothing is checked).
+# Printed per problem and epilogue, per tile (median [min, max] over the
+# consumers, microseconds):
+#   order-wait  the pingpong hand-over barrier before a tile's main loop
+#   main        the main loop, its first stage's wait included
+#   epi         from the last wgmma's wait to the last store issued
+#   1st stage wait, full waits (the later stages'), wgmma waits (wait<1>),
+#   issue (from the hand-over to the last wgmma issued)
+# and once per consumer: its entry to its first main loop, its last
+# epilogue to its exit. `span` is the first entry to the last exit.
+import statistics as st
+import sys
+
+import torch
+
+import epigemm as eg
+
+MAGIC = 0x7ACE7ACE7ACE7ACE
+flush = torch.empty(64 << 20, device="cuda", dtype=torch.float32)  # 256 MB, read to flush L2
+
+
+def bf16(*shape):
+    return torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+
+
+EPILOGUES = {
+    "none": (None, lambda M, N: {}),
+    "ab": ("def epi(accum, alpha, beta, C): D = alpha * accum + beta * C; return D",
+           lambda M, N: {"alpha": 1.2, "beta": 0.7, "C": bf16(1, M, N)}),
+    "reluF": ("def epi(accum, alpha, C): F = accum * alpha + C * 2.0; D = relu(F); return D, F",
+              lambda M, N: {"alpha": 1.2, "C": bf16(1, M, N), "F": bf16(1, M, N)}),
+    "gelu": ("def epi(accum, bias): D = gelu(accum + bias); return D", lambda M, N: {"bias": bf16(N)}),
+    "rowcol": ("def epi(accum, alpha, row_bias, col_bias): D = accum * alpha + row_bias + col_bias; return D",
+               lambda M, N: {"alpha": 1.2, "row_bias": bf16(N), "col_bias": bf16(M, 1)}),
+}
+
+
+def run(M, N, K, name, reps=7):
+    source, bindings = EPILOGUES[name]
+    A, B, D = bf16(1, M, K), bf16(1, K, N), bf16(1, M, N)
+    epi = eg.EpilogueArguments(source, D=D, **bindings(M, N)) if source else None
+    args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type=torch.float32, epilogue=epi)
+    op = eg.get_operators(args, target_sm=eg.device_target_sm())[0]
+    for _ in range(reps):
+        D.fill_(0)
+        flush.sum()
+        torch.cuda.synchronize()
+        op.run(args)
+        torch.cuda.synchronize()
+    words = D.view(torch.int64).view(-1)
+    at = (words == MAGIC).nonzero().flatten().tolist()
+    if not at:
+        print(f"{M}x{N}x{K} {name}: no records (stream-K or an edge tile held the last ones)")
+        return
+    recs = [words[i:i + 12].tolist() for i in at]
+    tiles = [r[1] >> 48 for r in recs]
+    per_tile = lambda j: [r[j] / max(1, t) / 1e3 for r, t in zip(recs, tiles)]
+    head = [(r[7] & 0xFFFFFFFF) / 1e3 for r in recs]
+    tail = [(r[7] >> 32) / 1e3 for r in recs]
+    span = (max(r[3] for r in recs) - min(r[2] for r in recs)) / 1e3
+    q = lambda v: f"{st.median(v):6.2f} [{min(v):5.2f},{max(v):6.2f}]"
+    print(f"{M}x{N}x{K} {name}: {op.name}, span {span:.1f} us, {len(recs)} consumers, tiles {min(tiles)}-{max(tiles)}")
+    print(f"  per tile: order-wait {q(per_tile(4))} main {q(per_tile(5))} epi {q(per_tile(6))}")
+    print(f"  per tile: 1st stage wait {q(per_tile(8))} full waits {q(per_tile(10))} wgmma waits {q(per_tile(11))}"
+          f" issue {q(per_tile(9))}")
+    print(f"  entry -> 1st main {q(head)}  last epi -> exit {q(tail)}")
+
+
+if __name__ == "__main__":
+    for shape in sys.argv[1:] or ["4096x4096x512"]:
+        M, N, K = map(int, shape.split("x"))
+        for name in EPILOGUES:
+            run(M, N, K, name)
