@@ -383,12 +383,11 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   typename TotalsOf<Epi>::type totals(epi);
 
   // A staged epilogue input is loaded once the main loop is under way
-  // (after k-block issue_kb's wgmmas are issued), one load per tile: once
-  // the producer has issued the tile's last stage of A and B (a ring ahead
-  // of the consumer), so that its read does not delay the operands' (H200,
-  // bf16, against k-block 2: alpha*acc+beta*C and relu+F 3-3.5% faster at
-  // 2048^3, 0.2-2% at 4096^3, 8192^3 and 4096x14336x4096; one-tile problems
-  // at 1024^3, M = 16 and 128 unchanged), or at k-block 2 in short tiles.
+  // (after stage issue_kb's wgmmas are issued), one load per tile, late in
+  // the tile (staged_input_stage; H200, bf16, against stage 2:
+  // alpha*acc+beta*C and relu+F 3-3.5% faster at 2048^3, 0.2-2% at 4096^3,
+  // 8192^3 and 4096x14336x4096; one-tile problems at 1024^3, M = 16 and 128
+  // unchanged).
   // Stages per tile: k-blocks, or groups of kKGroup of them; in a grouped
   // stage A's k-blocks lie p.a_box_rows rows apart, a K-major B's
   // p.b_box_rows rows.
@@ -417,8 +416,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
     if (item.tile < 0) break;
     const TileCoord tile = sched.tile(item.tile, rank);
     const int item_stages = stages_of(item);
-    const int late_kb = item_stages - Cfg::kStages;
-    const int issue_kb = late_kb > 2 ? late_kb : item_stages > 2 ? 2 : item_stages - 1;
+    const int issue_kb = staged_input_stage(item_stages, Cfg::kStages);
     if (item.stores()) {
 #pragma unroll
       for (int r = 0; r < Cfg::kWgRows; ++r)

@@ -120,4 +120,15 @@ class WorkList {
   int sk_items_ = 0;                ///< items of the range
 };
 
+/// The stage of a work item of `stages` stages after whose wgmmas its
+/// consumer TMA-loads the staged epilogue input: once the producer has
+/// issued the item's last stage of A and B (`ring` stages ahead), so that
+/// the input's read does not delay the operands', or at stage 2 of a short
+/// item (0 and 1 when it has fewer). Always one of the item's stages: the
+/// epilogue waits for that load.
+EPG_WORK_FN int staged_input_stage(int stages, int ring) {
+  const int late = stages - ring;
+  return late > 2 ? late : stages > 2 ? 2 : stages - 1;
+}
+
 }  // namespace epigemm::sm90

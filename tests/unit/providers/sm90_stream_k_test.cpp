@@ -2,7 +2,8 @@
 // sm90_work_list.cuh, compiled here for the host): which tiles are cut,
 // and that the CTAs' items cover every tile's k-blocks exactly once, with
 // each cut tile's partial written before the CTA after the writer finishes it;
-// split-K's choice of skinny problems.
+// split-K's choice of skinny problems; the stage at which an item loads its
+// staged epilogue input.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -251,6 +252,28 @@ TEST(Sm90StreamK, BalancesTheCtasToWithinOneKBlock) {
   }
   EXPECT_LE(most - least, 1);
   EXPECT_EQ(most, (tiles * k_blocks + slots - 1) / slots);  // 7.76 tiles each instead of 8 for the busiest
+}
+
+TEST(Sm90WorkItems, StagedInputLoadsInOneOfTheItemsStagesAfterItsOperandsAreIssued) {
+  using sm90::staged_input_stage;
+  // Every item loads it at one of its own stages (else its epilogue waits forever).
+  for (int ring = 2; ring <= 8; ++ring) {
+    for (int stages = 1; stages <= 200; ++stages) {
+      const int s = staged_input_stage(stages, ring);
+      EXPECT_GE(s, 0) << stages << " stages, ring " << ring;
+      EXPECT_LT(s, stages) << stages << " stages, ring " << ring;
+    }
+  }
+  // Long tiles: once the producer, a ring ahead, has issued the last stage of A and B.
+  EXPECT_EQ(staged_input_stage(64, 5), 59);   // 4096^3 on pingpong 128x128
+  EXPECT_EQ(staged_input_stage(32, 5), 27);   // 2048^3
+  EXPECT_EQ(staged_input_stage(128, 8), 120);  // M = 128 on 64x128
+  // Short tiles: stage 2, or the last when there are fewer.
+  EXPECT_EQ(staged_input_stage(16, 8), 8);  // 1024^3 on 64x128
+  EXPECT_EQ(staged_input_stage(10, 8), 2);
+  EXPECT_EQ(staged_input_stage(3, 5), 2);
+  EXPECT_EQ(staged_input_stage(2, 5), 1);
+  EXPECT_EQ(staged_input_stage(1, 5), 0);
 }
 
 }  // namespace
