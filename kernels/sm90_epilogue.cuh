@@ -469,10 +469,11 @@ __device__ __forceinline__ u32 pack_pair(V lo, V hi) {
 /// it then writes, and a warp touches only its own 16 rows, so the chunk is
 /// overwritten in place without a barrier. With a staged output (kAux,
 /// elements of type TF), its words for the chunk go to `aux`.
-template <bool kChecked, class Cfg, bool kStaged, class S, bool kAux, class TF, class Tile>
+template <bool kChecked, class Cfg, bool kStaged, class S, bool kAux, class TF, class Tile, class BeforeWrite>
 __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)[Cfg::kAccRegs], u32 slot,
                                             int chunk, int m_base, int n_base, int M, int N, int warp, int lane,
-                                            const ChunkPlaces<Cfg>& places, u32 (&aux)[kChunkWords<Cfg>]) {
+                                            const ChunkPlaces<Cfg>& places, u32 (&aux)[kChunkWords<Cfg>],
+                                            const BeforeWrite& before_write) {
   constexpr int kGroups = Cfg::kChunkCols / 8;  // 8-column register groups per chunk
   constexpr int kWords = kChunkWords<Cfg>;
   const int m0 = m_base + 16 * warp + lane / 4;
@@ -509,6 +510,7 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)
     }
   }
   if constexpr (kStaged) __syncwarp();  // every lane's reads precede the warp's stores
+  before_write();
   write_chunk<Cfg>(out, slot, places);
 }
 
@@ -608,18 +610,31 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
     if (tid == 0) tma_store_commit();
   };
 
+  // Bulk-store groups a row block commits: one per round of D's chunks, and
+  // the staged output's. A row block's slots were last read by the stores of
+  // the consumer's row block kWgRows blocks back: the groups of the blocks in
+  // between (this tile's earlier ones) may still be reading their own slots.
+  constexpr int kGroupsPerRowBlock = Cfg::kEpiRounds + (kAux ? 1 : 0);
+  constexpr int kOtherBlocksGroups = (Cfg::kWgRows - 1) * kGroupsPerRowBlock;
   const auto chunk_step = [&](int chunk) {
     const int slot = chunk % Cfg::kEpiSlots;
-    if (slot == 0) {
-      if constexpr (kStaged) {
-        // The staged input has landed (its load waited for earlier stores).
-        if (chunk == 0) mbar_wait(staged_bar, staged_parity);
-      } else {
-        // The slots are free once earlier stores have read them.
-        if (tid == 0) tma_store_wait_read<0>();
-        named_barrier_sync(barrier_id, 128);
+    // The staged input has landed (its load waited for earlier stores).
+    if constexpr (kStaged)
+      if (chunk == 0) mbar_wait(staged_bar, staged_parity);
+    // Else a round's slots are free once the stores that last used them have
+    // read them: waited for after its first chunk is computed, before that
+    // chunk's shared stores, so the computation overlaps the stores' reads.
+    const auto before_write = [&] {
+      if constexpr (!kStaged) {
+        if (slot == 0) {
+          if (tid == 0) {
+            if (chunk == 0) tma_store_wait_read<kOtherBlocksGroups>();
+            else tma_store_wait_read<0>();
+          }
+          named_barrier_sync(barrier_id, 128);
+        }
       }
-    }
+    };
     const u32 slot_addr = staging + slot * Cfg::kChunkBytes;
     u32(&chunk_aux)[kChunkWords<Cfg>] = aux[kAux ? chunk : 0];
     // Once for both paths (the compiler would compute the hook's bases in each);
@@ -628,10 +643,10 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
     if (inside) {
       if constexpr (kInside)
         stage_chunk<false, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
-                                                      places, chunk_aux);
+                                                      places, chunk_aux, before_write);
     } else if constexpr (kEdge) {
       stage_chunk<true, Cfg, kStaged, S, kAux, TF>(tile, acc, slot_addr, chunk, m_base, n_base, M, N, warp, lane,
-                                                   places, chunk_aux);
+                                                   places, chunk_aux, before_write);
     }
     tile.end_chunk(n_base + chunk * Cfg::kChunkCols, row0, M, N, lane);
     if constexpr (kAux)
