@@ -5,8 +5,9 @@
 # adds %globaltimer sums to consume() in kernels/sm90_gemm.cuh), build the
 # Python binding, then on the GPU:
 #   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 1024x1024x1024
-# Each consumer's thread 0 writes one record of twelve 64-bit words over the
-# first row of its last tile in D (D's values are lost: nothing is checked).
+# Each consumer's thread 0 writes one record of 21 64-bit words over the
+# first row of its last tile in D (D's values are lost: nothing is checked;
+# N must leave 96 columns after that tile's first).
 # Printed per problem and epilogue, per tile (median [min, max] over the
 # consumers, microseconds):
 #   order-wait  the pingpong hand-over barrier before a tile's main loop
@@ -16,6 +17,13 @@
 #   issue (from the hand-over to the last wgmma issued)
 # and once per consumer: its entry to its first main loop, its last
 # epilogue to its exit. `span` is the first entry to the last exit.
+# Inside the epilogue, SM cycles (clock64) per tile: the staged input's
+# wait, the chunks' computation and shared stores (the wait for free slots
+# and its barrier included), D's flushes (fence, barrier, TMA stores), the
+# tail after the chunks (a staged output: its wait for D's stores, then its
+# own); and the computation by chunk position, for tiles of four chunks
+# (pingpong 128x128 with a 16-bit D: row block 0 chunks 0, 1, then row
+# block 1's).
 import statistics as st
 import sys
 
@@ -60,7 +68,7 @@ def run(M, N, K, name, reps=7):
     if not at:
         print(f"{M}x{N}x{K} {name}: no records (stream-K or an edge tile held the last ones)")
         return
-    recs = [words[i:i + 12].tolist() for i in at]
+    recs = [words[i:i + 21].tolist() for i in at]
     tiles = [r[1] >> 48 for r in recs]
     per_tile = lambda j: [r[j] / max(1, t) / 1e3 for r, t in zip(recs, tiles)]
     head = [(r[7] & 0xFFFFFFFF) / 1e3 for r in recs]
@@ -72,6 +80,11 @@ def run(M, N, K, name, reps=7):
     print(f"  per tile: 1st stage wait {q(per_tile(8))} full waits {q(per_tile(10))} wgmma waits {q(per_tile(11))}"
           f" issue {q(per_tile(9))}")
     print(f"  entry -> 1st main {q(head)}  last epi -> exit {q(tail)}")
+    cyc = lambda j: [r[j] / max(1, t) for r, t in zip(recs, tiles)]
+    qc = lambda v: f"{st.median(v):6.0f} [{min(v):5.0f},{max(v):6.0f}]"
+    print(f"  epilogue cycles per tile: staged input wait {qc(cyc(12))} chunks {qc(cyc(13))}"
+          f" flushes {qc(cyc(14))} tail {qc(cyc(15))} (its wait for D {qc(cyc(20))})")
+    print(f"  chunks by position: {' '.join(qc(cyc(j)) for j in range(16, 20))}")
 
 
 if __name__ == "__main__":
