@@ -469,6 +469,8 @@ __device__ __forceinline__ u32 pack_pair(V lo, V hi) {
 /// it then writes, and a warp touches only its own 16 rows, so the chunk is
 /// overwritten in place without a barrier. With a staged output (kAux,
 /// elements of type TF), its words for the chunk go to `aux`.
+/// `before_write()` runs between the computation and the shared stores (the
+/// caller's wait for the slot to be free).
 template <bool kChecked, class Cfg, bool kStaged, class S, bool kAux, class TF, class Tile, class BeforeWrite>
 __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)[Cfg::kAccRegs], u32 slot,
                                             int chunk, int m_base, int n_base, int M, int N, int warp, int lane,
