@@ -70,7 +70,7 @@ def run(M, N, K, name, reps=7):
         return
     recs = [words[i:i + 21].tolist() for i in at]
     tiles = [r[1] >> 48 for r in recs]
-    per_tile = lambda j: [r[j] / max(1, t) / 1e3 for r, t in zip(recs, tiles)]
+    per_tile = lambda j, unit=1e3: [r[j] / max(1, t) / unit for r, t in zip(recs, tiles)]  # ns -> us
     head = [(r[7] & 0xFFFFFFFF) / 1e3 for r in recs]
     tail = [(r[7] >> 32) / 1e3 for r in recs]
     span = (max(r[3] for r in recs) - min(r[2] for r in recs)) / 1e3
@@ -80,7 +80,7 @@ def run(M, N, K, name, reps=7):
     print(f"  per tile: 1st stage wait {q(per_tile(8))} full waits {q(per_tile(10))} wgmma waits {q(per_tile(11))}"
           f" issue {q(per_tile(9))}")
     print(f"  entry -> 1st main {q(head)}  last epi -> exit {q(tail)}")
-    cyc = lambda j: [r[j] / max(1, t) for r, t in zip(recs, tiles)]
+    cyc = lambda j: per_tile(j, 1)  # clock64 sums: cycles
     qc = lambda v: f"{st.median(v):6.0f} [{min(v):5.0f},{max(v):6.0f}]"
     print(f"  epilogue cycles per tile: staged input wait {qc(cyc(12))} chunks {qc(cyc(13))}"
           f" flushes {qc(cyc(14))} tail {qc(cyc(15))} (its wait for D {qc(cyc(20))})")
