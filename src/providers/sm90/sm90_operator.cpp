@@ -304,7 +304,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   }
   // Split-K or stream-K where the kernel has the code and the stream a workspace.
   const Sm90KCut cut = sm90_k_cut(config_, p, static_cast<int>(k.max_ctas));
-  std::int64_t ctas = cut.whole_ctas;
+  std::int64_t ctas = plan.unaligned_tile_rows ? cut.ctas : cut.whole_ctas;
   if (plan.stream_k_code && cut.sk_tiles > 0) {
     if (const StreamKSpace* space = stream_k_workspace(driver, device, config.stream)) {
       gemm.sk_tiles = static_cast<int>(cut.sk_tiles);

@@ -331,6 +331,28 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
+/// Whether a tile input or output the threads access element by element
+/// (every one but D and the staged ones) has rows not 16 bytes apart.
+bool unaligned_tile_rows(const Problem& p, const Sm90Plan& plan) {
+  const auto unaligned = [&](const EpilogueOperand& t) {
+    return t.tensor != nullptr && p.M > 1 && (t.stride_m * size_bytes(t.dtype)) % 16 != 0;
+  };
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    if (p.inputs[i].load_kind == ir::LoadKind::Tile && static_cast<int>(i) != plan.staged_input &&
+        unaligned(p.inputs[i])) {
+      return true;
+    }
+  }
+  for (std::size_t j = 0; j < p.outputs.size(); ++j) {
+    const int slot = static_cast<int>(j);
+    if (p.outputs[j].store_kind == ir::StoreKind::Tile && slot != plan.d_slot && slot != plan.staged_output &&
+        unaligned(p.outputs[j])) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// The grouped-k tiles' own conditions: a K-major A and whole k-blocks.
 Status check_grouped_k(const Problem& p, const Sm90TileConfig& config, const Sm90Plan& plan) {
   if (config.k_group == 1) return Status::ok();
@@ -475,6 +497,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.gemm_writes_identity = plan.reduce_elements > 0 && plan.reduce_elements <= kSm90GridIdentityElements;
   choose_staged_input(p, config, plan);
   choose_staged_output(p, config, plan);
+  plan.unaligned_tile_rows = unaligned_tile_rows(p, plan);
   return check_grouped_k(p, config, plan);
 }
 

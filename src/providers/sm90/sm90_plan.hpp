@@ -86,6 +86,14 @@ struct Sm90Plan {
   Sm90TmaView f;
   std::int64_t ldf = 0;
   std::int64_t f_batch = 0;
+  /// A tile input or output other than D that the threads read or write
+  /// element by element (not staged) has rows not 16 bytes apart. Whole-tile
+  /// launches then keep one CTA per SM instead of the fewest CTAs that take
+  /// the same rounds (Sm90KCut::whole_ctas): on the H200, 4095^3 relu+F
+  /// took 0.364 ms on 128 CTAs against 0.303 on 132, alpha*acc+beta*C 0.287
+  /// against 0.268 (other epilogues 0.5% slower on 132; with aligned rows,
+  /// per-element inputs too run faster on 128).
+  bool unaligned_tile_rows = false;
   /// Stage the output chunks in a loop rather than unrolled (long epilogues).
   bool loop_chunks = false;
   /// The reduce outputs' elements over their batches, and whether they are

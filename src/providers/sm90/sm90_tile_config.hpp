@@ -127,7 +127,8 @@ inline constexpr std::int64_t kSm90SplitKMaxSlices = 8;
 /// `whole_ctas`: as few CTAs as finish the tiles in the same number of
 /// rounds (4096^3 on 128x128: 128 CTAs of 8 tiles rather than 132 of 7 or
 /// 8), which leaves the spare SMs' share of L2 and DRAM to the others (H200,
-/// bf16 and f16 4096^3, every epilogue 0.5-2.5% faster).
+/// bf16 and f16 4096^3, every epilogue 0.5-2.5% faster), except where
+/// Sm90Plan::unaligned_tile_rows says otherwise.
 struct Sm90KCut {
   std::int64_t sk_tiles = 0;
   std::int64_t ctas = 0;

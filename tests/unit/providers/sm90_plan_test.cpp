@@ -511,6 +511,7 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   // C bf16 with rows 48 elements (96 bytes) apart: the first input is staged.
   ASSERT_TRUE(problem(DType::bf16, DType::bf16, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, 0);
+  EXPECT_FALSE(plan.unaligned_tile_rows);  // E, read by the threads, has 80-byte rows
   EXPECT_EQ(plan.c.dims[0], 40u);  // {N, M, L}, as D
   EXPECT_EQ(plan.c.dims[1], 64u);
   EXPECT_EQ(plan.c.strides[0], 96u);
@@ -518,9 +519,12 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   // C f32 (not D's size) is read from global memory; E f16 is staged instead.
   ASSERT_TRUE(problem(DType::f32, DType::f16, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, 1);
-  // C's rows 41 elements apart (82 bytes): TMA cannot load it; E is staged.
+  EXPECT_FALSE(plan.unaligned_tile_rows);
+  // C's rows 41 elements apart (82 bytes): TMA cannot load it; E is staged,
+  // and C's unaligned rows are read by the threads.
   ASSERT_TRUE(problem(DType::bf16, DType::bf16, 41).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, 1);
+  EXPECT_TRUE(plan.unaligned_tile_rows);
   // Neither input fits: none is staged.
   ASSERT_TRUE(problem(DType::f32, DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, -1);
@@ -569,11 +573,14 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   // in a loop): F is stored from the registers instead.
   ASSERT_TRUE(problem(DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_output, -1);
+  EXPECT_FALSE(plan.unaligned_tile_rows);
   ASSERT_TRUE(problem(DType::bf16, 41).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_output, -1);
+  EXPECT_TRUE(plan.unaligned_tile_rows);  // F's 82-byte rows, written by the threads
   ASSERT_TRUE(problem(DType::bf16, 48, "gelu").plan(kBig16, plan));
   EXPECT_TRUE(plan.loop_chunks);
   EXPECT_EQ(plan.staged_output, -1);
+  EXPECT_FALSE(plan.unaligned_tile_rows);
 }
 
 TEST(Sm90KernelKey, IsSharedExactlyByProblemsOfOneKernelName) {
