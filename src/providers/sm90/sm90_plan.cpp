@@ -331,26 +331,27 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
-/// Whether a tile input or output the threads access element by element
-/// (every one but D and the staged ones) has rows not 16 bytes apart.
-bool unaligned_tile_rows(const Problem& p, const Sm90Plan& plan) {
+/// The tile inputs and outputs the threads access element by element (every
+/// one but D and the staged ones) whose rows are not 16 bytes apart.
+std::vector<const EpilogueOperand*> unaligned_thread_tiles(const Problem& p, const Sm90Plan& plan) {
+  std::vector<const EpilogueOperand*> found;
   const auto unaligned = [&](const EpilogueOperand& t) {
     return t.tensor != nullptr && p.M > 1 && (t.stride_m * size_bytes(t.dtype)) % 16 != 0;
   };
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
     if (p.inputs[i].load_kind == ir::LoadKind::Tile && static_cast<int>(i) != plan.staged_input &&
         unaligned(p.inputs[i])) {
-      return true;
+      found.push_back(&p.inputs[i]);
     }
   }
   for (std::size_t j = 0; j < p.outputs.size(); ++j) {
     const int slot = static_cast<int>(j);
     if (p.outputs[j].store_kind == ir::StoreKind::Tile && slot != plan.d_slot && slot != plan.staged_output &&
         unaligned(p.outputs[j])) {
-      return true;
+      found.push_back(&p.outputs[j]);
     }
   }
-  return false;
+  return found;
 }
 
 /// The grouped-k tiles' own conditions: a K-major A and whole k-blocks.
@@ -441,6 +442,13 @@ std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan,
     notes.push_back("D is stored by the kernel's threads instead of TMA, because " +
                     unfit_cause(kRowMajor, tma_fit(p.D, kRowMajor, p.L, true), p.L, true));
   }
+  for (const EpilogueOperand* t : unaligned_thread_tiles(p, plan)) {
+    const bool input = t->load_kind == ir::LoadKind::Tile;
+    notes.push_back(std::string(input ? "input '" : "output '") + std::string(t->name) + "' is " +
+                    (input ? "read" : "written") + " by the kernel's threads element by element, its rows " +
+                    std::to_string(t->stride_m * size_bytes(t->dtype)) +
+                    " bytes apart (TMA needs a multiple of 16); whole tiles run on one CTA per SM");
+  }
   return notes;
 }
 
@@ -497,7 +505,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.gemm_writes_identity = plan.reduce_elements > 0 && plan.reduce_elements <= kSm90GridIdentityElements;
   choose_staged_input(p, config, plan);
   choose_staged_output(p, config, plan);
-  plan.unaligned_tile_rows = unaligned_tile_rows(p, plan);
+  plan.unaligned_tile_rows = !unaligned_thread_tiles(p, plan).empty();
   return check_grouped_k(p, config, plan);
 }
 

@@ -522,9 +522,15 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   EXPECT_FALSE(plan.unaligned_tile_rows);
   // C's rows 41 elements apart (82 bytes): TMA cannot load it; E is staged,
   // and C's unaligned rows are read by the threads.
-  ASSERT_TRUE(problem(DType::bf16, DType::bf16, 41).plan(kBig16, plan));
+  const auto ragged_c = problem(DType::bf16, DType::bf16, 41);
+  ASSERT_TRUE(ragged_c.plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, 1);
   EXPECT_TRUE(plan.unaligned_tile_rows);
+  const std::vector<std::string> notes = detail::sm90_plan_notes(ragged_c.problem, plan, kBig16.operands);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "input 'C' is read by the kernel's threads element by element, its rows 82 bytes apart (TMA needs a "
+            "multiple of 16); whole tiles run on one CTA per SM");
   // Neither input fits: none is staged.
   ASSERT_TRUE(problem(DType::f32, DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, -1);
@@ -574,9 +580,14 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   ASSERT_TRUE(problem(DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_output, -1);
   EXPECT_FALSE(plan.unaligned_tile_rows);
-  ASSERT_TRUE(problem(DType::bf16, 41).plan(kBig16, plan));
+  const auto ragged_f = problem(DType::bf16, 41);
+  ASSERT_TRUE(ragged_f.plan(kBig16, plan));
   EXPECT_EQ(plan.staged_output, -1);
-  EXPECT_TRUE(plan.unaligned_tile_rows);  // F's 82-byte rows, written by the threads
+  EXPECT_TRUE(plan.unaligned_tile_rows);
+  const std::vector<std::string> notes = detail::sm90_plan_notes(ragged_f.problem, plan, kBig16.operands);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_TRUE(contains(notes[0], "output 'F' is written by the kernel's threads element by element, its rows 82 bytes"))
+      << notes[0];
   ASSERT_TRUE(problem(DType::bf16, 48, "gelu").plan(kBig16, plan));
   EXPECT_TRUE(plan.loop_chunks);
   EXPECT_EQ(plan.staged_output, -1);
