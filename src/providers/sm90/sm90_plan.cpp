@@ -256,10 +256,8 @@ bool stageable(DType dtype) {
   return dtype == DType::f16 || dtype == DType::bf16 || dtype == DType::f32 || is_fp8(dtype);
 }
 
-/// The TMA view {N, M, L} of an (L, M, N) epilogue operand with unit n
-/// stride, laid out as D's; false when TMA cannot describe it.
-bool tile_view(const Problem& p, const EpilogueOperand& e, Sm90TmaView& view) {
-  if (p.M > 1 && e.stride_m <= 0) return false;
+/// An (L, M, N) epilogue operand with unit n stride as a row-major matrix.
+MatrixOperand tile_operand(const Problem& p, const EpilogueOperand& e) {
   MatrixOperand m;
   m.tensor = e.tensor;
   m.dtype = e.dtype;
@@ -268,10 +266,17 @@ bool tile_view(const Problem& p, const EpilogueOperand& e, Sm90TmaView& view) {
   m.row_stride = e.stride_m;
   m.col_stride = 1;
   m.batch_stride = e.stride_l;
-  const Axes axes = kRowMajor;
-  const TmaFit fit = tma_fit(m, axes, p.L, e.stride_l != 0);
+  return m;
+}
+
+/// The TMA view {N, M, L} of an (L, M, N) epilogue operand with unit n
+/// stride, laid out as D's; false when TMA cannot describe it.
+bool tile_view(const Problem& p, const EpilogueOperand& e, Sm90TmaView& view) {
+  if (p.M > 1 && e.stride_m <= 0) return false;
+  const MatrixOperand m = tile_operand(p, e);
+  const TmaFit fit = tma_fit(m, kRowMajor, p.L, e.stride_l != 0);
   if (!fit.aligned) return false;
-  view = tma_view(m, axes, p.L, e.stride_l != 0, fit);
+  view = tma_view(m, kRowMajor, p.L, e.stride_l != 0, fit);
   return true;
 }
 
@@ -336,7 +341,7 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
 std::vector<const EpilogueOperand*> unaligned_thread_tiles(const Problem& p, const Sm90Plan& plan) {
   std::vector<const EpilogueOperand*> found;
   const auto unaligned = [&](const EpilogueOperand& t) {
-    return t.tensor != nullptr && p.M > 1 && (t.stride_m * size_bytes(t.dtype)) % 16 != 0;
+    return t.tensor != nullptr && tma_fit(tile_operand(p, t), kRowMajor, p.L, t.stride_l != 0).pitch % 16 != 0;
   };
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
     if (p.inputs[i].load_kind == ir::LoadKind::Tile && static_cast<int>(i) != plan.staged_input &&
@@ -444,10 +449,10 @@ std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan,
   }
   for (const EpilogueOperand* t : unaligned_thread_tiles(p, plan)) {
     const bool input = t->load_kind == ir::LoadKind::Tile;
+    const TmaFit fit = tma_fit(tile_operand(p, *t), kRowMajor, p.L, t->stride_l != 0);
     notes.push_back(std::string(input ? "input '" : "output '") + std::string(t->name) + "' is " +
-                    (input ? "read" : "written") + " by the kernel's threads element by element, its rows " +
-                    std::to_string(t->stride_m * size_bytes(t->dtype)) +
-                    " bytes apart (TMA needs a multiple of 16); whole tiles run on one CTA per SM");
+                    (input ? "read" : "written") + " by the kernel's threads element by element, because " +
+                    unfit_cause(kRowMajor, fit, p.L, t->stride_l != 0) + "; whole tiles run on one CTA per SM");
   }
   return notes;
 }

@@ -529,8 +529,8 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   const std::vector<std::string> notes = detail::sm90_plan_notes(ragged_c.problem, plan, kBig16.operands);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0],
-            "input 'C' is read by the kernel's threads element by element, its rows 82 bytes apart (TMA needs a "
-            "multiple of 16); whole tiles run on one CTA per SM");
+            "input 'C' is read by the kernel's threads element by element, because its rows are 82 bytes apart (TMA "
+            "needs a multiple of 16); whole tiles run on one CTA per SM");
   // Neither input fits: none is staged.
   ASSERT_TRUE(problem(DType::f32, DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, -1);
@@ -586,7 +586,7 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   EXPECT_TRUE(plan.unaligned_tile_rows);
   const std::vector<std::string> notes = detail::sm90_plan_notes(ragged_f.problem, plan, kBig16.operands);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_TRUE(contains(notes[0], "output 'F' is written by the kernel's threads element by element, its rows 82 bytes"))
+  EXPECT_TRUE(contains(notes[0], "output 'F' is written by the kernel's threads element by element, because its rows are 82 bytes"))
       << notes[0];
   ASSERT_TRUE(problem(DType::bf16, 48, "gelu").plan(kBig16, plan));
   EXPECT_TRUE(plan.loop_chunks);
