@@ -132,6 +132,11 @@ EPIGEMM_HOOK_FLAG(LoadsVectors, kLoadsVectors);
 /// kernel's D map is a placeholder it never uses.
 EPIGEMM_HOOK_FLAG(StoresDByThreads, kStoresDByThreads);
 
+/// Whether such a hook's D has its pointer, rows and batches 4-byte aligned
+/// (`static constexpr bool kStoresDInWords = true`), so the threads store it
+/// in words rather than element by element (see copy_ragged_chunk).
+EPIGEMM_HOOK_FLAG(StoresDInWords, kStoresDInWords);
+
 /// Whether a hook asks to prefetch its inputs when a tile's main loop starts:
 /// a hook defining `static constexpr bool kPrefetchInputs = true` and
 ///   __device__ void prefetch(int m_base, int n_base, int cols, int l, int tid, int M, int N) const;
@@ -303,18 +308,69 @@ __device__ __forceinline__ u32 bits32(V v) {
   }
 }
 
+/// Writes bytes 0 .. n - 1 (1 <= n <= 16) of the 16 bytes in w (w[0]'s low
+/// byte first) to the 4-byte-aligned dst: 16 or 8 bytes at once where dst
+/// allows, else words, and the last 1-3 bytes of an n that is not a multiple
+/// of 4 in a 2- and a 1-byte store.
+__device__ __forceinline__ void store_unit_words(unsigned char* dst, const u32 (&w)[4], int n) {
+  const auto address = [&](int b) { return reinterpret_cast<unsigned long long>(dst + b); };
+  if (n == 16 && (address(0) & 15) == 0) {
+    *reinterpret_cast<uint4*>(dst) = make_uint4(w[0], w[1], w[2], w[3]);
+    return;
+  }
+  int b = 0;
+  for (; b + 4 <= n;) {
+    const int i = b >> 2;
+    const u32 lo = i == 0 ? w[0] : i == 1 ? w[1] : i == 2 ? w[2] : w[3];
+    if ((address(b) & 7) == 0 && n - b >= 8) {
+      const u32 hi = i == 0 ? w[1] : i == 1 ? w[2] : w[3];
+      *reinterpret_cast<unsigned long long*>(dst + b) = lo | static_cast<unsigned long long>(hi) << 32;
+      b += 8;
+    } else {
+      *reinterpret_cast<u32*>(dst + b) = lo;
+      b += 4;
+    }
+  }
+  if (b < n) {
+    const int i = b >> 2;
+    const u32 last = i == 0 ? w[0] : i == 1 ? w[1] : i == 2 ? w[2] : w[3];
+    if (n - b >= 2) *reinterpret_cast<u16*>(dst + b) = static_cast<u16>(last);
+    if ((n - b) & 1) dst[n - 1] = static_cast<unsigned char>(last >> (8 * ((n - 1) & 3)));
+  }
+}
+
 /// Writes the in-bounds part of one staged chunk (64 rows x kChunkCols, swizzled
 /// as staged_offset) with plain stores by the warpgroup's 128 threads, for the
-/// chunk at a ragged N edge, to the row-major tensor at `base` (row stride
-/// `ld`, batch stride `batch`, elements). Consecutive threads take
-/// consecutive columns.
+/// chunk at a ragged N edge (or every chunk of a D whose rows TMA cannot
+/// store), to the row-major tensor at `base` (row stride `ld`, batch stride
+/// `batch`, elements). With `words` (its pointer, rows and batches 4-byte
+/// aligned) consecutive threads take consecutive 16-byte units of a row,
+/// each written in the widest stores its place allows (store_unit_words);
+/// else consecutive elements, one store each.
 template <class Cfg>
 __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long long ld, long long batch,
-                                                  const GemmParams& p, int m_base, int col0, int l, int tid) {
+                                                  const GemmParams& p, int m_base, int col0, int l, int tid,
+                                                  bool words) {
   constexpr int kCols = Cfg::kChunkCols;
   const int rows = p.M - m_base < 64 ? p.M - m_base : 64;
   const int cols = p.N - col0;
   const long long origin = l * batch + static_cast<long long>(m_base) * ld + col0;
+  if (words) {
+    constexpr int kUnits = Cfg::kChunkRowBytes / 16;
+    unsigned char* first = static_cast<unsigned char*>(base) + origin * Cfg::kOutBytes;
+    const long long pitch = ld * Cfg::kOutBytes;
+    const int row_bytes = cols < kCols ? cols * Cfg::kOutBytes : Cfg::kChunkRowBytes;
+#pragma unroll 2
+    for (int e = tid; e < 64 * kUnits; e += 128) {
+      const int r = e / kUnits, u = e % kUnits;
+      const int n = row_bytes - 16 * u;
+      if (r >= rows || n <= 0) continue;
+      u32 w[4];
+      ld_shared_v4_b32(chunk + Cfg::staged_offset(r, 16 * u), w);
+      store_unit_words(first + r * pitch + 16 * u, w, n < 16 ? n : 16);
+    }
+    return;
+  }
 #pragma unroll 4
   for (int e = tid; e < 64 * kCols; e += 128) {
     const int r = e / kCols, c = e % kCols;
@@ -594,6 +650,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
   u32 aux[kAux ? Cfg::kChunksPerWg : 1][kChunkWords<Cfg>];
 
   constexpr bool kDByThreads = StoresDByThreads<Epi>::value;
+  constexpr bool kDInWords = StoresDInWords<Epi>::value;
   // Issues the TMA stores (or the ragged edge's thread stores, or with
   // `by_threads` every chunk's) of chunks first .. first + count - 1 of a
   // tensor mapped by `map`, chunk first + s staged at slot0 + s * stride.
@@ -605,7 +662,8 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
       if (col0 >= N || m_base >= M) continue;  // wholly outside D
       const u32 slot = slot0 + s * stride;
       if (by_threads || (ragged_n && col0 + Cfg::kChunkCols > N))
-        copy_ragged_chunk<Cfg>(slot, base, ld, batch, p, m_base, col0, l, tid);
+        // TMA-stored tensors (the ragged edge) have 16-byte aligned rows.
+        copy_ragged_chunk<Cfg>(slot, base, ld, batch, p, m_base, col0, l, tid, by_threads ? kDInWords : true);
       else if (tid == 0)
         tma_store_3d(map, slot, col0, m_base, l);
     }

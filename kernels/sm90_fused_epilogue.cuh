@@ -139,14 +139,16 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // column vector values when the chunk begins, into registers (else each
 // element loads its own, which the compiler schedules best among the
 // epilogue's work);
-// kDByThreads: D's rows, batches or pointer are not 16-byte aligned, so the
-// kernel's threads store every chunk of D (TMA cannot);
+// kDByThreads: 0 when TMA stores D; else D's rows, batches or pointer are not
+// 16-byte aligned, so the kernel's threads store every chunk of D (TMA
+// cannot), one element per store (1) or, where they are 4-byte aligned, in
+// 4-byte words (4);
 // DValue: the type of D's value handed to the kernel: the Compute type
 // (float) when D is computed, or the accumulator's when D is the accumulator
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, bool kHoldVectors = false, bool kDByThreads = false,
+          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, bool kHoldVectors = false, int kDByThreads = 0,
           class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
@@ -164,7 +166,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   static constexpr bool kLoopChunks = kLoop;
   // Row and column vector values loaded when a chunk begins (HoldsVectors).
   static constexpr bool kHoldsVectors = kHoldVectors;
-  static constexpr bool kStoresDByThreads = kDByThreads;
+  static constexpr bool kStoresDByThreads = kDByThreads != 0;
+  static constexpr bool kStoresDInWords = kDByThreads == 4;
   static constexpr bool kLoadsVectors = epg_sm90_loads<Epi, kEpgLoadRow>() || epg_sm90_loads<Epi, kEpgLoadColumn>();
 
   // The inputs the epilogue reads from global memory (full tiles but the

@@ -410,6 +410,14 @@ __device__ __forceinline__ void ldmatrix_x4(u32 addr, u32& r0, u32& r1, u32& r2,
                : "memory");
 }
 
+/// 16-byte shared load of four 32-bit words.
+__device__ __forceinline__ void ld_shared_v4_b32(u32 addr, u32 (&w)[4]) {
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+               : "r"(addr)
+               : "memory");
+}
+
 /// 8-byte shared load of two 32-bit words.
 __device__ __forceinline__ void ld_shared_v2_b32(u32 addr, u32& a, u32& b) {
   asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];\n" : "=r"(a), "=r"(b) : "r"(addr) : "memory");

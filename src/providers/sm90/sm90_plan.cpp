@@ -501,6 +501,8 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   }
   plan.d = tma_view(p.D, kRowMajor, p.L, true, d);
   plan.d_by_threads = !d.aligned;
+  plan.d_words = plan.d_by_threads && (d.pitch | d.batch_bytes) % 4 == 0 &&
+                 reinterpret_cast<std::uintptr_t>(p.D.tensor->data) % 4 == 0;
   plan.tile_kinds = sm90_tile_kinds(config, p);
   plan.ldd = row_stride(plan.d, p.M, p.D.row_stride);
   plan.d_batch = p.D.batch_stride;

@@ -68,6 +68,10 @@ struct Sm90Plan {
   /// TMA cannot store it: the threads store every chunk (slower), and the
   /// kernel's D map is a placeholder it never uses.
   bool d_by_threads = false;
+  /// With d_by_threads: D's pointer, pitch and batch stride are multiples of
+  /// 4 bytes, so the threads store it in 4-byte words (or wider) rather than
+  /// element by element.
+  bool d_words = false;
   /// Bit I: epilogue input I steps by one element along its contiguous axis
   /// (n for rows and tiles, m for columns); bit J of unit_outputs likewise
   /// for tile output J. The kernel then indexes without a multiply.

@@ -480,7 +480,14 @@ TEST(Sm90Plan, StoresDThroughTheThreadsWhereTmaCannot) {
   EXPECT_EQ(plan.d.dims[0], 20u);  // {N, M, L}, as for a TMA view
   EXPECT_EQ(plan.d.strides[0], 40u);
   EXPECT_EQ(plan.ldd, 20);
-  EXPECT_TRUE(contains(detail::sm90_kernel_name(narrow.problem, plan, kBig16), "true>>"));
+  EXPECT_TRUE(plan.d_words);  // 40-byte rows: stored in words
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(narrow.problem, plan, kBig16), ", 4>>"));
+  // N = 21 f16: rows 42 bytes apart, stored element by element.
+  const HostProblem odd(DType::f16, {40, 8}, {}, {8, 21}, {1, 8}, DType::f16);
+  ASSERT_TRUE(odd.plan(kBig16, plan));
+  EXPECT_TRUE(plan.d_by_threads);
+  EXPECT_FALSE(plan.d_words);
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(odd.problem, plan, kBig16), ", 1>>"));
   // Rows 48 bytes apart, but batches 1928 bytes apart.
   const HostProblem batches(DType::f16, {2, 40, 8}, {}, {2, 8, 24}, {}, DType::f16, {964, 24, 1});
   ASSERT_TRUE(batches.plan(kBig16, plan));
@@ -490,7 +497,8 @@ TEST(Sm90Plan, StoresDThroughTheThreadsWhereTmaCannot) {
   const HostProblem aligned(DType::f16, {2, 40, 8}, {}, {2, 8, 24}, {}, DType::f16, {968, 24, 1});
   ASSERT_TRUE(aligned.plan(kBig16, plan));
   EXPECT_FALSE(plan.d_by_threads);
-  EXPECT_TRUE(contains(detail::sm90_kernel_name(aligned.problem, plan, kBig16), "false>>"));
+  EXPECT_FALSE(plan.d_words);
+  EXPECT_TRUE(contains(detail::sm90_kernel_name(aligned.problem, plan, kBig16), ", 0>>"));
   // D still has to be row-major.
   EXPECT_TRUE(contains(HostProblem(DType::f16, {40, 8}, {}, {8, 20}, {1, 8}, DType::f16, {1, 40}).reason(kBig16),
                        "writes D row-major"));
