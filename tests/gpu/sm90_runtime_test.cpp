@@ -111,6 +111,10 @@ TEST_F(Sm90Runtime, DRowsTmaCannotStoreLeaveThroughTheThreads) {
       {"f32 D, batches 2522 elements apart", plain, DType::f32, 3, 70, 36, {2522, 36, 1}},
       {"f16 D 2 bytes past 16-byte alignment", plain, DType::f16, 1, 96, 64, {}, 2},
       {"bf16 D, rows 2 elements longer than N", plain, DType::bf16, 2, 65, 130, {65 * 131, 131, 1}},
+      // Rows and batches 4-byte aligned: stored in words, each row's last
+      // 2 or 3 bytes in narrower stores.
+      {"bf16 D, rows of 75 elements 152 bytes apart", plain, DType::bf16, 1, 150, 75, {76, 1}},
+      {"e4m3 D, rows of 99 elements 100 bytes apart", plain, DType::e4m3, 2, 70, 99, {70 * 100, 100, 1}},
   };
   const std::int64_t K = 40;
   for (const Case& c : cases) {
@@ -135,15 +139,16 @@ TEST_F(Sm90Runtime, DRowsTmaCannotStoreLeaveThroughTheThreads) {
 }
 
 TEST_F(Sm90Runtime, OneOperatorKeepsAKernelPerDStoreMode) {
-  // The same operator and epilogue with D aligned, then not (thread stores),
-  // then aligned again: each run loads the kernel of its own store mode.
+  // The same operator and epilogue with D aligned, then not (thread stores
+  // in words, then element by element), then aligned again: each run loads
+  // the kernel of its own store mode.
   EPIGEMM_REQUIRE_SM90(driver);
   const char* amax = "def epi(accum, alpha):\n    D = accum * alpha\n    m = amax(D)\n    return D, m\n";
   const detail::Sm90TileConfig config = bits16_tile_configs().front();
-  for (const bool aligned : {true, false, true}) {
-    SCOPED_TRACE(aligned ? "D rows 16-byte aligned" : "D rows 100 bytes apart");
+  for (const std::int64_t N : {128, 100, 99, 128}) {
+    SCOPED_TRACE("D rows " + std::to_string(N) + " bytes apart");
     GpuProblem p(*driver, rng);
-    const std::int64_t M = 96, N = aligned ? 128 : 100, K = 64;
+    const std::int64_t M = 96, K = 64;
     add_padded_ab(p, DType::bf16, DType::bf16, 1, M, N, K);
     p.set_source(amax);
     p.scalar("alpha", 0.75);

@@ -227,10 +227,11 @@ EpilogueCase bias_and_extra_output(DType d) {
 }
 
 TEST_F(Sm90Compile, DStoredByTheThreadsWhereTmaCannot) {
-  // D's rows 2 elements longer than N: pitches TMA cannot store (34 bytes
-  // for bf16, 18 for e4m3), so the threads store every chunk; with a staged
-  // input (the threads' reads of the slots before its next load) and a
-  // staged output, on a cooperative, a pingpong and a one-chunk tile.
+  // D's rows 2 elements longer than N: pitches TMA cannot store (36 bytes
+  // for bf16, stored in words; 18 for e4m3, stored element by element), so
+  // the threads store every chunk; with a staged input (the threads' reads
+  // of the slots before its next load) and a staged output, on a
+  // cooperative, a pingpong and a one-chunk tile.
   const auto unaligned_d = [](HostCatalogProblem& hp) {
     HostTensor& d = *hp.tensors.at("D");
     hp.owned.push_back(std::make_unique<HostTensor>(d.dtype, Dims{hp.L, hp.M, hp.N},
