@@ -445,7 +445,10 @@ std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan,
   if (plan.repack_b.active) notes.push_back(repack_note("B", p.B, true, plan.repack_b, operands, p.L));
   if (plan.d_by_threads) {
     notes.push_back("D is stored by the kernel's threads instead of TMA, because " +
-                    unfit_cause(kRowMajor, tma_fit(p.D, kRowMajor, p.L, true), p.L, true));
+                    unfit_cause(kRowMajor, tma_fit(p.D, kRowMajor, p.L, true), p.L, true) +
+                    (plan.d_words ? "; they store it in 4- to 16-byte pieces"
+                                  : "; they store it one element at a time (rows, batches and base address "
+                                    "4-byte aligned would let them store wider pieces)"));
   }
   for (const EpilogueOperand* t : unaligned_thread_tiles(p, plan)) {
     const bool input = t->load_kind == ir::LoadKind::Tile;

@@ -229,7 +229,8 @@ TEST(Sm90Plan, NotesSayWhatIsRepackedAndWhy) {
       << notes[0];
   EXPECT_EQ(notes[1],
             "D is stored by the kernel's threads instead of TMA, because its rows are 198 bytes apart (TMA needs a "
-            "multiple of 16)");
+            "multiple of 16); they store it one element at a time (rows, batches and base address 4-byte aligned "
+            "would let them store wider pieces)");
   // A batch stride of 8 bytes; a column-major B with no unit stride at all.
   notes = notes_of(HostProblem(DType::f16, {2, 40, 8}, {4, 8, 1}, {2, 8, 32}, {256, 2, 16}, DType::f16), kBig16);
   ASSERT_EQ(notes.size(), 2u);
@@ -482,6 +483,8 @@ TEST(Sm90Plan, StoresDThroughTheThreadsWhereTmaCannot) {
   EXPECT_EQ(plan.ldd, 20);
   EXPECT_TRUE(plan.d_words);  // 40-byte rows: stored in words
   EXPECT_TRUE(contains(detail::sm90_kernel_name(narrow.problem, plan, kBig16), ", 4>>"));
+  EXPECT_TRUE(contains(detail::sm90_plan_notes(narrow.problem, plan, kBig16.operands).back(),
+                       "they store it in 4- to 16-byte pieces"));
   // N = 21 f16: rows 42 bytes apart, stored element by element.
   const HostProblem odd(DType::f16, {40, 8}, {}, {8, 21}, {1, 8}, DType::f16);
   ASSERT_TRUE(odd.plan(kBig16, plan));
@@ -492,7 +495,13 @@ TEST(Sm90Plan, StoresDThroughTheThreadsWhereTmaCannot) {
   const HostProblem batches(DType::f16, {2, 40, 8}, {}, {2, 8, 24}, {}, DType::f16, {964, 24, 1});
   ASSERT_TRUE(batches.plan(kBig16, plan));
   EXPECT_TRUE(plan.d_by_threads);
+  EXPECT_TRUE(plan.d_words);
   EXPECT_EQ(plan.d_batch, 964);
+  // Batches 1926 bytes apart: element by element.
+  const HostProblem odd_batches(DType::f16, {2, 40, 8}, {}, {2, 8, 24}, {}, DType::f16, {963, 24, 1});
+  ASSERT_TRUE(odd_batches.plan(kBig16, plan));
+  EXPECT_TRUE(plan.d_by_threads);
+  EXPECT_FALSE(plan.d_words);
   // Rows and batches of whole 16 bytes: TMA stores D.
   const HostProblem aligned(DType::f16, {2, 40, 8}, {}, {2, 8, 24}, {}, DType::f16, {968, 24, 1});
   ASSERT_TRUE(aligned.plan(kBig16, plan));
