@@ -35,6 +35,10 @@ std::string_view major(bool k_major) { return k_major ? "epigemm::sm90::Major::K
 
 int d_bytes(const Sm90Plan& plan) { return static_cast<int>(size_bytes(plan.d_dtype)); }
 
+/// The hook's kDByThreads: 0 when TMA stores D, else 1 (one element per
+/// store) or 4 (in words).
+int d_store_mode(const Sm90Plan& plan) { return plan.d_by_threads ? (plan.d_words ? 4 : 1) : 0; }
+
 std::string dag_comment(const ir::Dag& dag) {
   return prefix_lines(ir::print_text(dag), "//   ");
 }
@@ -91,7 +95,7 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
       << "ull, " << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", "
       << plan.staged_output << ", " << (c.begins_chunk_early(d_bytes(plan)) ? "true" : "false") << ", "
-      << (plan.d_by_threads ? (plan.d_words ? 4 : 1) : 0);
+      << d_store_mode(plan);
   if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
   out << ">>";
   return out.str();
@@ -113,7 +117,7 @@ std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
   key = hash_combine(key, without_stream_k(plan, config) ? 1 : 0);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.tile_kinds));
-  return hash_combine(key, plan.d_by_threads ? (plan.d_words ? 4 : 1) : 0);
+  return hash_combine(key, static_cast<std::uint64_t>(d_store_mode(plan)));
 }
 
 std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& c) {
