@@ -336,25 +336,30 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
+/// A tile input or output the threads access element by element, with how
+/// TMA would fit it.
+struct ThreadTile {
+  const EpilogueOperand* operand;
+  TmaFit fit;
+};
+
 /// The tile inputs and outputs the threads access element by element (every
 /// one but D and the staged ones) whose rows are not 16 bytes apart.
-std::vector<const EpilogueOperand*> unaligned_thread_tiles(const Problem& p, const Sm90Plan& plan) {
-  std::vector<const EpilogueOperand*> found;
-  const auto unaligned = [&](const EpilogueOperand& t) {
-    return t.tensor != nullptr && tma_fit(tile_operand(p, t), kRowMajor, p.L, t.stride_l != 0).pitch % 16 != 0;
+std::vector<ThreadTile> unaligned_thread_tiles(const Problem& p, const Sm90Plan& plan) {
+  std::vector<ThreadTile> found;
+  const auto add_if_unaligned = [&](const EpilogueOperand& t) {
+    if (t.tensor == nullptr) return;
+    const TmaFit fit = tma_fit(tile_operand(p, t), kRowMajor, p.L, t.stride_l != 0);
+    if (fit.pitch % 16 != 0) found.push_back({&t, fit});
   };
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
-    if (p.inputs[i].load_kind == ir::LoadKind::Tile && static_cast<int>(i) != plan.staged_input &&
-        unaligned(p.inputs[i])) {
-      found.push_back(&p.inputs[i]);
-    }
+    if (p.inputs[i].load_kind == ir::LoadKind::Tile && static_cast<int>(i) != plan.staged_input)
+      add_if_unaligned(p.inputs[i]);
   }
   for (std::size_t j = 0; j < p.outputs.size(); ++j) {
     const int slot = static_cast<int>(j);
-    if (p.outputs[j].store_kind == ir::StoreKind::Tile && slot != plan.d_slot && slot != plan.staged_output &&
-        unaligned(p.outputs[j])) {
-      found.push_back(&p.outputs[j]);
-    }
+    if (p.outputs[j].store_kind == ir::StoreKind::Tile && slot != plan.d_slot && slot != plan.staged_output)
+      add_if_unaligned(p.outputs[j]);
   }
   return found;
 }
@@ -450,12 +455,12 @@ std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan,
                                   : "; they store it one element at a time (rows, batches and base address "
                                     "4-byte aligned would let them store wider pieces)"));
   }
-  for (const EpilogueOperand* t : unaligned_thread_tiles(p, plan)) {
-    const bool input = t->load_kind == ir::LoadKind::Tile;
-    const TmaFit fit = tma_fit(tile_operand(p, *t), kRowMajor, p.L, t->stride_l != 0);
-    notes.push_back(std::string(input ? "input '" : "output '") + std::string(t->name) + "' is " +
+  for (const ThreadTile& t : unaligned_thread_tiles(p, plan)) {
+    const bool input = t.operand->load_kind == ir::LoadKind::Tile;
+    notes.push_back(std::string(input ? "input '" : "output '") + std::string(t.operand->name) + "' is " +
                     (input ? "read" : "written") + " by the kernel's threads element by element, because " +
-                    unfit_cause(kRowMajor, fit, p.L, t->stride_l != 0) + "; whole tiles run on one CTA per SM");
+                    unfit_cause(kRowMajor, t.fit, p.L, t.operand->stride_l != 0) +
+                    "; whole tiles run on one CTA per SM");
   }
   return notes;
 }
