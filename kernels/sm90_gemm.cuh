@@ -64,6 +64,29 @@ __device__ __forceinline__ int stage_count(int k_blocks) {
   return (k_blocks + Cfg::kKGroup - 1) / Cfg::kKGroup;
 }
 
+/// Skinny problems (M <= 32) on the grouped 64-row tiles, whose consumers
+/// split N: wgmma puts output rows 16w..16w+15 in warp w of a warpgroup, so
+/// every row lies in warps 0-1 of both consumers, and warp 0 of both runs
+/// on SM sub-partition 0 (global warps 4 and 8), which then computes the
+/// whole epilogue. Spread, the producer lands A 32 rows (4 KB) into the
+/// stage's A region (kKGroup x 64 rows, of which at most 32 per k-block are
+/// loaded), consumer 0 reads it from there and consumer 1 from 32 rows
+/// earlier, so consumer 1's rows land in its warps 2-3 (sub-partitions 2-3).
+/// Consumer 1 then numbers its threads from warp 2 (tid ^ 64) for
+/// everything after the wgmmas, so its warps 2-3 take rows 0-31 and warps
+/// 0-1 rows 32-63, which lie past M: no row is negative and every bounds
+/// check stays as it is. Only kernels whose problems have edge tiles alone
+/// (M < 64) carry the test.
+template <class Cfg>
+__device__ __forceinline__ bool spreads_rows(const GemmParams& p) {
+  if constexpr (Cfg::kKGroup > 1 && Cfg::kWgAlongN == 2 && Cfg::kTileKinds == kEdgeTiles)
+    return p.a_box_rows <= 32;
+  else
+    return false;
+}
+/// Where the producer lands A in a stage's A region (see spreads_rows).
+inline constexpr u32 kSpreadABytes = 32 * 128;
+
 /// Producer: one elected thread issues the TMA loads of every k-block of every
 /// tile this cluster owns, kStages ahead of the consumers. With a 2x1 cluster
 /// each CTA loads its own A and half of B, multicasting that half to both.
@@ -96,6 +119,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       // The x2 tiles (256-byte rows) measured 1% slower with it.
       // A tile cut along K streams its own range of groups, unstaggered.
       const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + p.b_box_rows) * 128);
+      const u32 a_at = spreads_rows<Cfg>(p) ? kSpreadABytes : 0u;
       const int groups = item.k_count();
       constexpr bool kStaggers = Cfg::kMajorB == Major::K && Cfg::kKGroup >= 4;
       const int first =
@@ -105,7 +129,8 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
         const u32 full = smem.full_bar(ring.stage);
         mbar_arrive_expect_tx(full, bytes);
-        tma_load_4d(smem.tile_a(ring.stage), tma_a, full, hint_a, evict_first, 0, tile.m0, kg * Cfg::kKGroup, la);
+        tma_load_4d(smem.tile_a(ring.stage) + a_at, tma_a, full, hint_a, evict_first, 0, tile.m0, kg * Cfg::kKGroup,
+                    la);
         if constexpr (Cfg::kMajorB == Major::K) {
           tma_load_4d(smem.tile_b(ring.stage), tma_b, full, hint_b, evict_first, 0, tile.n0, kg * Cfg::kKGroup, lb);
         } else {
@@ -351,7 +376,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
-  const int tid = threadIdx.x % 128;
+  // Consumer 1 of a spread skinny tile numbers its threads from warp 2
+  // (spreads_rows); the hardware's warp still picks the wgmma fragment.
+  const bool spread = spreads_rows<Cfg>(p);
+  const int tid = static_cast<int>(threadIdx.x % 128) ^ (spread && consumer == 1 ? 64 : 0);
   // This warpgroup's 64 x kWgN part of the CTA tile.
   const int wg_m = Cfg::kWgAlongM == 2 ? consumer : 0;
   const int wg_n = Cfg::kWgAlongN == 2 ? consumer : 0;
@@ -365,7 +393,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   constexpr u32 kRowBlockA = Cfg::kMajorA == Major::K ? 64 * 128 : Cfg::kMnChunkBytes;  // 64 rows of A
   constexpr u32 kStepB = Cfg::kMajorB == Major::K ? 32 : Cfg::kInstK * 128;
   if constexpr (Cfg::kMajorA == Major::K)
-    desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * 64 * 128, 16, 1024);
+    desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * 64 * 128 + (spread && consumer == 0 ? kSpreadABytes : 0u), 16,
+                             1024);
   else
     desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * Cfg::kMnChunkBytes, Cfg::kMnChunkBytes, 1024);
   if constexpr (Cfg::kMajorB == Major::K)

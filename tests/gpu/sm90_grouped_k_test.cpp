@@ -4,7 +4,8 @@
 // skinny and taller M (A boxes of 8 to 64 rows, rows past M never stored),
 // skinny N (B boxes of 8 to 64 rows), N and K that
 // leave partial tiles and a partial last group of k-blocks, batches with a
-// shared B, a fused epilogue with reductions, and the tiles the heuristic
+// shared B, a fused epilogue with reductions, skinny rows spread over both
+// consumers' warps (every row-indexed access), and the tiles the heuristic
 // picks for skinny problems; fp8, int8 and tf32 operands on their own grouped
 // tiles.
 #include "gpu/sm90_problem.hpp"
@@ -113,6 +114,43 @@ TEST_F(Sm90GroupedK, NormalDataAndASharedB) {
     p.add("bias", DType::f32, {N});
     p.add("D", DType::bf16, {L, M, N}, padded_rows(DType::bf16, {L, M, N}), true);
     run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
+}
+
+TEST_F(Sm90GroupedK, SkinnyRowsSpreadOverTheConsumersWarps) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  // M <= 32 on the 64-row tiles: consumer 1's rows sit in its warps 2-3
+  // (spreads_rows in sm90_gemm.cuh), so every row-indexed access moves: a
+  // column vector, row sums, column maxima, a staged C, F, and D stored by
+  // TMA or, with rows not 16-byte aligned (N odd), by the threads. M = 48
+  // (33 and more rows) keeps the plain placement.
+  struct Skinny {
+    std::int64_t L, M, N;
+  };
+  const Skinny cases[] = {{1, 1, 1000}, {1, 9, 333}, {1, 16, 1000}, {2, 17, 333}, {1, 32, 1000}, {1, 48, 333}};
+  constexpr std::int64_t K = 1024;
+  for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
+    for (const Skinny& c : cases) {
+      for (const bool b_k_major : {true, false}) {
+        SCOPED_TRACE("tile " + config.shape_name() + ", L M N = " + std::to_string(c.L) + " " + std::to_string(c.M) +
+                     " " + std::to_string(c.N) + (b_k_major ? ", B column-major" : ", B row-major"));
+        GpuProblem p(*driver, rng);
+        add_padded_ab(p, DType::bf16, DType::bf16, c.L, c.M, c.N, K, true, b_k_major);
+        p.set_source(
+            "def epi(accum, C, s, bias):\n    F = accum * s + C + bias\n    D = gelu(F)\n    rs = sum(F)\n"
+            "    cm = max(D)\n    am = amax(F)\n    return D, F, rs, cm, am\n");
+        p.add("C", DType::bf16, {c.L, c.M, c.N}, padded_rows(DType::bf16, {c.L, c.M, c.N}));
+        p.add("s", DType::f32, {c.M, 1});
+        p.add("bias", DType::f32, {c.N});
+        p.add("D", DType::bf16, {c.L, c.M, c.N}, {}, true);
+        p.add("F", DType::f32, {c.L, c.M, c.N}, padded_rows(DType::f32, {c.L, c.M, c.N}), true);
+        p.add("rs", DType::f32, {c.L, c.M, 1}, {}, true);
+        p.add("cm", DType::f32, {c.L, 1, c.N}, {}, true);
+        p.add("am", DType::f32, {1}, {}, true);
+        const std::string name = run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+        EXPECT_NE(name.find("kgroup"), std::string::npos) << name;
+      }
+    }
   }
 }
 
