@@ -386,14 +386,26 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long lo
   }
 }
 
+/// Whether a hook's Tile may evaluate elements outside D and drop their
+/// values (`static constexpr bool kEvaluatesFreely = true`: an element reads
+/// and writes no memory and adds to no reduction; its `aux` is staged and
+/// never stored outside D).
+EPIGEMM_HOOK_FLAG(EvaluatesFreely, kEvaluatesFreely);
+
 /// The hook's value for one accumulator (register coordinates h, c as in the
 /// Tile contract; `staged`: the staged input's element; `aux`: receives the
-/// staged output's); with kChecked, 0 outside D.
+/// staged output's); with kChecked, 0 outside D. A branch around each
+/// element kept ptxas from interleaving the elements' dependency chains (at
+/// M = 16, gelu's 16 per thread ran one after another); a Tile that
+/// evaluates freely computes every element and selects.
 template <bool kChecked, class Tile, class Acc>
 __device__ __forceinline__ auto epi_value(Tile& tile, Acc acc, float staged, float& aux, int m, int n, int h, int c,
                                           int M, int N) {
   using V = decltype(tile(acc, staged, aux, m, n, h, c));
-  if constexpr (kChecked) {
+  if constexpr (kChecked && EvaluatesFreely<Tile>::value) {
+    const V v = tile(acc, staged, aux, m, n, h, c);
+    return m < M && n < N ? v : V(0);
+  } else if constexpr (kChecked) {
     if (m >= M || n >= N) return V(0);
   }
   return tile(acc, staged, aux, m, n, h, c);

@@ -111,6 +111,23 @@ __host__ __device__ constexpr bool epg_sm90_stores() {
   return false;
 }
 
+// Whether one element's evaluation reads and writes no memory: every input
+// is a scalar, the staged tile (kStaged) or, held in registers (kHold), a
+// row or column vector's value; every output is D (kDSlot) or the staged one
+// (kStagedOut), so none is stored by the threads or reduced.
+template <class Epi, int kDSlot, int kStaged, int kStagedOut, bool kHold>
+__host__ __device__ constexpr bool epg_sm90_touches_no_memory() {
+  for (int i = 0; i < Epi::kNumInputs; ++i) {
+    const int kind = Epi::kInLoadKind[i];
+    if (kind == kEpgLoadTile && i != kStaged) return false;
+    if ((kind == kEpgLoadRow || kind == kEpgLoadColumn) && !kHold) return false;
+  }
+  for (int j = 0; j < Epi::kNumOutputs; ++j) {
+    if (j != kDSlot && j != kStagedOut) return false;
+  }
+  return true;
+}
+
 // Whether any input of Epi has load kind Kind.
 template <class Epi, int Kind>
 __host__ __device__ constexpr bool epg_sm90_loads() {
@@ -262,6 +279,12 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   // the value of an even column waiting for its odd neighbour, so the two
   // leave together.
   struct Tile {
+    // Elements outside D may be evaluated and dropped (EvaluatesFreely in
+    // sm90_epilogue.cuh): their held vector values and staged inputs are
+    // zeros or stale, their accumulators anything, and nothing but the
+    // value itself leaves.
+    static constexpr bool kEvaluatesFreely =
+        epg_sm90_touches_no_memory<Epi, kDSlot, kStaged, kStagedOut, kHoldVectors>();
     const Params& p;
     long long l;
     int M, N;
