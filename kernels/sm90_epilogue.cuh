@@ -388,8 +388,9 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long lo
 
 /// Whether a hook's Tile may evaluate elements outside D and drop their
 /// values (`static constexpr bool kEvaluatesFreely = true`: an element reads
-/// and writes no memory and adds to no reduction; its `aux` is staged and
-/// never stored outside D).
+/// and writes no memory, its `aux` is staged and never stored outside D,
+/// and its operator() takes an eighth argument, false outside D, for which
+/// it adds nothing to its reductions).
 EPIGEMM_HOOK_FLAG(EvaluatesFreely, kEvaluatesFreely);
 
 /// The hook's value for one accumulator (register coordinates h, c as in the
@@ -403,8 +404,9 @@ __device__ __forceinline__ auto epi_value(Tile& tile, Acc acc, float staged, flo
                                           int M, int N) {
   using V = decltype(tile(acc, staged, aux, m, n, h, c));
   if constexpr (kChecked && EvaluatesFreely<Tile>::value) {
-    const V v = tile(acc, staged, aux, m, n, h, c);
-    return m < M && n < N ? v : V(0);
+    const bool inside = m < M && n < N;
+    const V v = tile(acc, staged, aux, m, n, h, c, inside);
+    return inside ? v : V(0);
   } else if constexpr (kChecked) {
     if (m >= M || n >= N) return V(0);
   }

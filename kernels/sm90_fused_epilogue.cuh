@@ -113,8 +113,9 @@ __host__ __device__ constexpr bool epg_sm90_stores() {
 
 // Whether one element's evaluation reads and writes no memory: every input
 // is a scalar, the staged tile (kStaged) or, held in registers (kHold), a
-// row or column vector's value; every output is D (kDSlot) or the staged one
-// (kStagedOut), so none is stored by the threads or reduced.
+// row or column vector's value; every output is D (kDSlot), the staged one
+// (kStagedOut) or a reduction (combined in registers), so none is stored
+// by the threads.
 template <class Epi, int kDSlot, int kStaged, int kStagedOut, bool kHold>
 __host__ __device__ constexpr bool epg_sm90_touches_no_memory() {
   for (int i = 0; i < Epi::kNumInputs; ++i) {
@@ -123,7 +124,7 @@ __host__ __device__ constexpr bool epg_sm90_touches_no_memory() {
     if ((kind == kEpgLoadRow || kind == kEpgLoadColumn) && !kHold) return false;
   }
   for (int j = 0; j < Epi::kNumOutputs; ++j) {
-    if (j != kDSlot && j != kStagedOut) return false;
+    if (Epi::kOutStoreKind[j] == kEpgStoreTile && j != kDSlot && j != kStagedOut) return false;
   }
   return true;
 }
@@ -281,8 +282,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   struct Tile {
     // Elements outside D may be evaluated and dropped (EvaluatesFreely in
     // sm90_epilogue.cuh): their held vector values and staged inputs are
-    // zeros or stale, their accumulators anything, and nothing but the
-    // value itself leaves.
+    // zeros or stale, their accumulators anything; nothing but the value
+    // itself leaves, and their reductions combine the identity instead.
     static constexpr bool kEvaluatesFreely =
         epg_sm90_touches_no_memory<Epi, kDSlot, kStaged, kStagedOut, kHoldVectors>();
     const Params& p;
@@ -398,11 +399,12 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
 
     // One element: h and c are the register coordinates of the kernel's Tile
-    // contract (sm90_epilogue.cuh).
+    // contract (sm90_epilogue.cuh); `inside` false: an element outside D
+    // evaluated freely, which adds nothing to the reductions.
     template <class KernelAcc>
     __device__ __forceinline__ DValue operator()(KernelAcc acc, float staged, float& aux, int m, int n, int h,
-                                                 int c) {
-      Ctx ctx{*this, m, n, h, c, staged, aux, DValue(0)};
+                                                 int c, bool inside = true) {
+      Ctx ctx{*this, m, n, h, c, staged, aux, DValue(0), inside};
       Epi::apply(ctx, epg_sm90_acc<typename Epi::Acc>(acc));
       return ctx.result;
     }
@@ -428,6 +430,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     float staged;  // input kStaged's element (m, n)
     float& aux;    // output kStagedOut's element (m, n)
     DValue result;
+    bool inside;   // (m, n) lies in D (else: evaluated freely, not reduced)
 
     template <int I>
     __device__ __forceinline__ Compute load() const {
@@ -482,10 +485,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     }
 
     template <int J>
-    __device__ __forceinline__ void reduce(Compute value) {
+    __device__ __forceinline__ void reduce(Compute element) {
       constexpr int kKind = Epi::kOutStoreKind[J];
       constexpr int kOp = Epi::kOutReduceOp[J];
       constexpr int kSlot = Epi::kOutReduceSlot[J];
+      const Compute value = inside ? element : epg_reduce_identity<kOp, Compute>();
       if constexpr (kKind == kEpgStoreRowReduce) {
         t.row[kSlot][h] = epg_reduce_combine<kOp>(t.row[kSlot][h], value);
       } else if constexpr (kKind == kEpgStoreColumnReduce) {
