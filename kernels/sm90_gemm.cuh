@@ -115,13 +115,14 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       // rows of B, all at the same K offset; those addresses lie a multiple
       // of 64 rows apart and crowd the same DRAM channels. On 64x64 x4
       // (64 rows x 512 bytes per box) starting each tile column one stage
-      // further along K (and wrapping) spreads them: 1.5% faster at M = 16.
-      // The x2 tiles (256-byte rows) measured 1% slower with it.
+      // further along K (and wrapping) spreads them: 1.5% faster at M = 16;
+      // on 16-bit 64x64 x2 0.5-1%. The 64x128 x2 tile measured 1% slower with it.
       // A tile cut along K streams its own range of groups, unstaggered.
       const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + p.b_box_rows) * 128);
       const u32 a_at = spreads_rows<Cfg>(p) ? kSpreadABytes : 0u;
       const int groups = item.k_count();
-      constexpr bool kStaggers = Cfg::kMajorB == Major::K && Cfg::kKGroup >= 4;
+      constexpr bool kStaggers = Cfg::kMajorB == Major::K &&
+                                 (Cfg::kKGroup >= 4 || (Cfg::kKGroup == 2 && Cfg::kBN == 64 && Cfg::kInBytes == 2));
       const int first =
           kStaggers && p.M <= Cfg::kBM && item.role == WorkRole::whole ? (tile.n0 / Cfg::kBN) % groups : 0;
       for (int g = 0; g < groups; ++g) {

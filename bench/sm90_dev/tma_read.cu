@@ -6,7 +6,8 @@
 // as it lands (no math). Mechanisms: tma_stream (2-D boxes of R rows x 64 K,
 // optionally several per stage, an evict_first hint, a 16-row A beside B),
 // tma_stream3d (one 4-D box of several k-blocks per operand and stage: the
-// grouped-k tiles), cpasync_stream (16-byte cp.async by 128 threads),
+// grouped-k tiles), tma_stream_nmajor (the same bytes read as an N-major B,
+// a 64-column band per CTA), cpasync_stream (16-byte cp.async by 128 threads),
 // bulk_stream (1-D bulk copies), ldg_stream (plain loads in the mma.sync
 // fragment pattern). Each runs after two kinds of L2 flush: a 256 MB memset
 // (leaves dirty lines) and a 256 MB read (leaves L2 clean). Reported as the
@@ -265,7 +266,9 @@ __global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUten
   if (!producer && !consumer) return;
   const uint64_t policy = epigemm::sm90::l2_evict_first_policy();
   for (int band = blockIdx.x; band < bands; band += gridDim.x) {
-    for (int g = 0; g < groups; ++g) {
+    for (int i = 0; i < groups; ++i) {
+      // rotate: band b starts b groups along K and wraps (the GEMM's stagger on 64x64 x4).
+      const int g = s.rotate ? (i + band) % groups : i;
       const uint32_t full = ring.full();
       if (producer) {
         ring.wait_empty();
@@ -276,6 +279,46 @@ __global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUten
             " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
             "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(0), "r"(band * s.box_rows), "r"(g * s.k_group),
             "l"(policy)
+            : "memory");
+        if (s.a_box_rows > 0)
+          asm volatile(
+              "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+              " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst + b_bytes),
+              "l"(reinterpret_cast<uint64_t>(&amap)), "r"(full), "r"(0), "r"(0), "r"(g * s.k_group)
+              : "memory");
+      } else {
+        ring.consume();
+      }
+      ring.next();
+    }
+  }
+}
+
+// The same matrix read as an N-major B (N contiguous, the benchmark's "B
+// row-major"): CTA b streams the 64-column band b, one 2-D box of 64 columns
+// x 64 * k_group rows of K per stage, beside the 16-row A's 3-D box.
+__global__ void __launch_bounds__(64) tma_stream_nmajor(const __grid_constant__ CUtensorMap map,
+                                                        const __grid_constant__ CUtensorMap amap, Shape s) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const int b_bytes = 64 * 128 * s.k_group;
+  const int stage_bytes = b_bytes + s.a_box_rows * 128 * s.k_group;
+  StageRing ring(smem_raw, stage_bytes, s.stages, 1);
+  const int bands = kCols / 64;
+  const int groups = kRows / 64 / s.k_group;
+  const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
+  if (!producer && !consumer) return;
+  const uint64_t policy = epigemm::sm90::l2_evict_first_policy();
+  for (int band = blockIdx.x; band < bands; band += gridDim.x) {
+    for (int g = 0; g < groups; ++g) {
+      const uint32_t full = ring.full();
+      if (producer) {
+        ring.wait_empty();
+        mbar_arrive_expect_tx(full, stage_bytes);
+        const uint32_t dst = ring.slot();
+        asm volatile(
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+            " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+            "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(band * 64), "r"(g * 64 * s.k_group), "l"(policy)
             : "memory");
         if (s.a_box_rows > 0)
           asm volatile(
@@ -386,11 +429,13 @@ int main() {
   }
   cudaFuncSetAttribute(tma_stream3d, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
   struct Case3d {
-    int box_rows, k_group, stages, a_rows;
+    int box_rows, k_group, stages, a_rows, rotate = 0;
   };
   for (const Case3d& c : {Case3d{64, 2, 6, 0}, Case3d{64, 4, 3, 0}, Case3d{64, 2, 6, 16}, Case3d{64, 4, 3, 16},
-                          Case3d{64, 4, 3, 64}, Case3d{64, 8, 2, 16}, Case3d{128, 2, 6, 16}}) {
+                          Case3d{64, 4, 3, 16, 1}, Case3d{64, 4, 3, 64}, Case3d{64, 8, 2, 16},
+                          Case3d{128, 2, 6, 16}}) {
     Shape s{};
+    s.rotate = c.rotate;
     s.box_rows = c.box_rows;
     s.k_group = c.k_group;
     s.stages = c.stages;
@@ -400,9 +445,24 @@ int main() {
     const int smem = c.stages * (c.box_rows + c.a_rows) * 128 * c.k_group + 16 * c.stages + 1024;
     const int grid = kRows / c.box_rows;
     const float ms = best_ms(flush, a, b, [&] { tma_stream3d<<<grid, 64, smem>>>(map, amap, s); });
-    std::printf("TMA 3-D R=%3d kblocks/op=%d S=%d A%2d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  %.3f of copy\n",
-                c.box_rows, c.k_group, c.stages, c.a_rows, grid, smem / 1024, ms * 1e3, kBytes / ms / 1e9,
+    std::printf("TMA 3-D R=%3d kblocks/op=%d S=%d A%2d%s grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  %.3f of copy\n",
+                c.box_rows, c.k_group, c.stages, c.a_rows, c.rotate ? " staggered" : "", grid, smem / 1024, ms * 1e3, kBytes / ms / 1e9,
                 copy_ms / 2 / ms);
+  }
+  // K-major (the 3-D boxes above) against N-major at the same stage bytes.
+  cudaFuncSetAttribute(tma_stream_nmajor, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
+  for (const Case3d& c : {Case3d{64, 4, 3, 16}, Case3d{64, 2, 6, 16}, Case3d{64, 4, 3, 0}}) {
+    Shape s{};
+    s.k_group = c.k_group;
+    s.stages = c.stages;
+    s.a_box_rows = c.a_rows;
+    const CUtensorMap map = make_map(m, 64 * c.k_group, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, false);
+    const CUtensorMap amap = make_map3d(a_small, 16, c.a_rows > 0 ? c.a_rows : 16, c.k_group);
+    const int smem = c.stages * (64 + c.a_rows) * 128 * c.k_group + 16 * c.stages + 1024;
+    const int grid = kCols / 64;
+    const float ms = best_ms(flush, a, b, [&] { tma_stream_nmajor<<<grid, 64, smem>>>(map, amap, s); });
+    std::printf("TMA N-major 64 cols x %d K rows S=%d A%2d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  %.3f of copy\n",
+                64 * c.k_group, c.stages, c.a_rows, grid, smem / 1024, ms * 1e3, kBytes / ms / 1e9, copy_ms / 2 / ms);
   }
   cudaFuncSetAttribute(cpasync_stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
   struct CpCase {

@@ -672,7 +672,8 @@ TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
     for (const auto& c : coverage_epilogues())
       jobs.push_back(make_job("grouped_" + c.name, c, bf16, config, true, true, rng, nullptr, k));
   }
-  EXPECT_EQ(grouped, 15);  // 64x64 x4, 64x128 x2 and 128x64 x2 of each class, and fp8's precise ones
+  // 64x64 x4, 64x128 x2 and 128x64 x2 of each class, fp8's precise ones, and 16-bit 64x64 x2
+  EXPECT_EQ(grouped, 16);
   expect_all_compile(std::move(jobs));
 }
 

@@ -797,10 +797,13 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   const Sm90TileConfig* narrow = nullptr;
   const Sm90TileConfig* wide = nullptr;
   const Sm90TileConfig* grouped = nullptr;
+  const Sm90TileConfig* finer = nullptr;
   const Sm90TileConfig* tall = nullptr;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     if (c.operands != Sm90OperandClass::bits16) continue;
-    if (c.bm == 64 && c.bn == 64) (c.k_group == 1 ? narrow : grouped) = &c;
+    if (c.bm == 64 && c.bn == 64 && c.k_group == 1) narrow = &c;
+    if (c.bm == 64 && c.bn == 64 && c.k_group == 4) grouped = &c;
+    if (c.bm == 64 && c.bn == 64 && c.k_group == 2) finer = &c;
     if (c.bm == 128 && c.bn == 64 && c.k_group == 1) wide = &c;
     if (c.bm == 64 && c.bn == 128 && c.k_group == 1) tall = &c;
   }
@@ -808,15 +811,19 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   ASSERT_NE(wide, nullptr);
   ASSERT_NE(tall, nullptr);
   ASSERT_NE(grouped, nullptr);
-  // The grouped 64x64 tile: 4 k-blocks of A and B per stage, ~96 KB of B in
-  // flight, and no room for a fourth stage.
-  EXPECT_EQ(grouped->k_group, 4);
-  EXPECT_EQ(grouped->shared_bytes(2), 1024 + grouped->stages * 4 * 128 * 128 + 2 * 64 * 64 + 16 * grouped->stages + 24);
-  EXPECT_GE(grouped->stages * grouped->k_group * grouped->bn * 128, 96 * 1024);
-  Sm90TileConfig deeper_grouped = *grouped;
-  ++deeper_grouped.stages;
-  EXPECT_GT(deeper_grouped.shared_bytes(4), detail::kSm90MaxSharedBytes);
+  ASSERT_NE(finer, nullptr);
+  // The grouped 64x64 tiles: 4 k-blocks of A and B per stage in 3 stages, or
+  // 2 in 6; the same ~96 KB of B in flight, and no room for another stage.
+  for (const Sm90TileConfig* g : {grouped, finer}) {
+    EXPECT_EQ(g->shared_bytes(2), 1024 + g->stages * g->k_group * 128 * 128 + 2 * 64 * 64 + 16 * g->stages + 24);
+    EXPECT_GE(g->stages * g->k_group * g->bn * 128, 96 * 1024);
+    Sm90TileConfig deeper = *g;
+    ++deeper.stages;
+    EXPECT_GT(deeper.shared_bytes(4), detail::kSm90MaxSharedBytes);
+  }
+  EXPECT_EQ(grouped->stages * grouped->k_group, finer->stages * finer->k_group);
   EXPECT_EQ(grouped->shape_name(), "64x64x64_c1x1_kgroup4");
+  EXPECT_EQ(finer->shape_name(), "64x64x64_c1x1_kgroup2");
   // 64x64: each consumer owns 64 x 32; a 16-bit D is staged 64 bytes wide,
   // an f32 D 128 bytes wide, one chunk per consumer.
   EXPECT_EQ(narrow->warpgroup_n(), 32);
@@ -886,8 +893,8 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   // Skinny problems of 64 tiles or fewer split K (sm90_split_k_slices) on
   // the grouped 64x64 tile, ranked as two slices (kSplitKRankedSlices): 64
   // tiles run in 2 slices, 16 in 8.
-  EXPECT_EQ(shape_of(best_for(8, 4096, 4096)), "64x64x64_c1x1_kgroup4");
-  EXPECT_EQ(shape_of(best_for(16, 1024, 4096)), "64x64x64_c1x1_kgroup4");
+  EXPECT_EQ(shape_of(best_for(8, 4096, 4096)), "64x64x64_c1x1_kgroup2");
+  EXPECT_EQ(shape_of(best_for(16, 1024, 4096)), "64x64x64_c1x1_kgroup2");
   // 128x256 would leave 100 SMs idle; 64x64 would take two waves; of the
   // one-wave tiles with the deepest ring, 64x128 measured faster than 128x64.
   EXPECT_EQ(shape_of(best_for(1024, 1024, 1024)), "64x128x64_c1x1");
@@ -952,12 +959,13 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   // the grouped-k one with A's boxes cut to M's rows; at M = 128 64x64 would
   // take two waves and re-read A from L2 for every 64 columns, and 64x128
   // wins (measured 48 vs 52 us); its 8 plain stages hold as much B as the
-  // grouped tile's 4 and measured 1% faster.
+  // grouped tile's 4 and measured 1% faster. Of the grouped 64x64 tiles,
+  // 6 stages of 2 k-blocks measured faster than 3 of 4 with B streamed.
   // Where a problem's layout or K does not suit the grouped tiles,
   // supports() leaves the plain ones.
-  EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1_kgroup4");
+  EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1_kgroup2");
   EXPECT_EQ(shape_of(best_for(128, 8192, 8192)), "64x128x64_c1x1");
-  EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1_kgroup4");
+  EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1_kgroup2");
   // 64 < M < 112: 64x128 x2's second tile row would load mostly zero-filled
   // rows of A (M = 80: 47 us); 128x64 x2's one box holds A's rows (38 us).
   EXPECT_EQ(shape_of(best_for(80, 8192, 8192)), "128x64x64_c1x1_kgroup2");
