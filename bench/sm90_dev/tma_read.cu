@@ -6,8 +6,8 @@
 // as it lands (no math). Mechanisms: tma_stream (2-D boxes of R rows x 64 K,
 // optionally several per stage, an evict_first hint, a 16-row A beside B),
 // tma_stream3d (one 4-D box of several k-blocks per operand and stage: the
-// grouped-k tiles), tma_stream_nmajor (the same bytes read as an N-major B,
-// a 64-column band per CTA), cpasync_stream (16-byte cp.async by 128 threads),
+// grouped-k tiles; or the same bytes read as an N-major B, a 64-column band
+// per CTA), cpasync_stream (16-byte cp.async by 128 threads),
 // bulk_stream (1-D bulk copies), ldg_stream (plain loads in the mma.sync
 // fragment pattern). Each runs after two kinds of L2 flush: a 256 MB memset
 // (leaves dirty lines) and a 256 MB read (leaves L2 clean). Reported as the
@@ -88,6 +88,7 @@ struct Shape {
   int contiguous;   // 1: the boxes tile the matrix viewed as rows of 128 bytes (contiguous reads)
   int evict_first;  // 1: loads carry an L2 evict_first cache hint
   int a_box_rows;   // > 0: each stage also loads a box this many rows tall of a 16-row A (the GEMM at M = 16)
+  int n_major;      // tma_stream3d: 1 reads the matrix as an N-major B (N contiguous), 64 columns per band
 };
 
 // One unit = (band, split); CTA b takes units b, b + grid, ...
@@ -254,14 +255,17 @@ char* g_clean = nullptr;
 // k-block as the outer dimension) so that one TMA op brings k_group k-blocks
 // of R rows (k-block j at j * R * 128 bytes, the layout a ring of k_group
 // single k-block stages would have), and A likewise with a_box_rows rows.
+// n_major: the same matrix read as an N-major B (the benchmark's "B
+// row-major"): band b is 64 columns wide, one 2-D box of 64 columns x 64 *
+// k_group rows of K per stage (box_rows must be 64).
 __global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUtensorMap map,
                                                    const __grid_constant__ CUtensorMap amap, Shape s) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const int b_bytes = s.box_rows * 128 * s.k_group;
   const int stage_bytes = b_bytes + s.a_box_rows * 128 * s.k_group;
   StageRing ring(smem_raw, stage_bytes, s.stages, 1);
-  const int bands = kRows / s.box_rows;
-  const int groups = kCols / 64 / s.k_group;
+  const int bands = s.n_major ? kCols / 64 : kRows / s.box_rows;
+  const int groups = (s.n_major ? kRows : kCols) / 64 / s.k_group;
   const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
   if (!producer && !consumer) return;
   const uint64_t policy = epigemm::sm90::l2_evict_first_policy();
@@ -274,52 +278,19 @@ __global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUten
         ring.wait_empty();
         mbar_arrive_expect_tx(full, stage_bytes);
         const uint32_t dst = ring.slot();
-        asm volatile(
-            "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
-            " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
-            "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(0), "r"(band * s.box_rows), "r"(g * s.k_group),
-            "l"(policy)
-            : "memory");
-        if (s.a_box_rows > 0)
+        if (s.n_major)
           asm volatile(
-              "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-              " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst + b_bytes),
-              "l"(reinterpret_cast<uint64_t>(&amap)), "r"(full), "r"(0), "r"(0), "r"(g * s.k_group)
+              "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+              " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+              "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(band * 64), "r"(g * 64 * s.k_group), "l"(policy)
               : "memory");
-      } else {
-        ring.consume();
-      }
-      ring.next();
-    }
-  }
-}
-
-// The same matrix read as an N-major B (N contiguous, the benchmark's "B
-// row-major"): CTA b streams the 64-column band b, one 2-D box of 64 columns
-// x 64 * k_group rows of K per stage, beside the 16-row A's 3-D box.
-__global__ void __launch_bounds__(64) tma_stream_nmajor(const __grid_constant__ CUtensorMap map,
-                                                        const __grid_constant__ CUtensorMap amap, Shape s) {
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  const int b_bytes = 64 * 128 * s.k_group;
-  const int stage_bytes = b_bytes + s.a_box_rows * 128 * s.k_group;
-  StageRing ring(smem_raw, stage_bytes, s.stages, 1);
-  const int bands = kCols / 64;
-  const int groups = kRows / 64 / s.k_group;
-  const bool producer = threadIdx.x == 0, consumer = threadIdx.x == 32;
-  if (!producer && !consumer) return;
-  const uint64_t policy = epigemm::sm90::l2_evict_first_policy();
-  for (int band = blockIdx.x; band < bands; band += gridDim.x) {
-    for (int g = 0; g < groups; ++g) {
-      const uint32_t full = ring.full();
-      if (producer) {
-        ring.wait_empty();
-        mbar_arrive_expect_tx(full, stage_bytes);
-        const uint32_t dst = ring.slot();
-        asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
-            " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
-            "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(band * 64), "r"(g * 64 * s.k_group), "l"(policy)
-            : "memory");
+        else
+          asm volatile(
+              "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+              " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
+              "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(0), "r"(band * s.box_rows), "r"(g * s.k_group),
+              "l"(policy)
+              : "memory");
         if (s.a_box_rows > 0)
           asm volatile(
               "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -450,9 +421,10 @@ int main() {
                 copy_ms / 2 / ms);
   }
   // K-major (the 3-D boxes above) against N-major at the same stage bytes.
-  cudaFuncSetAttribute(tma_stream_nmajor, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
   for (const Case3d& c : {Case3d{64, 4, 3, 16}, Case3d{64, 2, 6, 16}, Case3d{64, 4, 3, 0}}) {
     Shape s{};
+    s.n_major = 1;
+    s.box_rows = 64;
     s.k_group = c.k_group;
     s.stages = c.stages;
     s.a_box_rows = c.a_rows;
@@ -460,7 +432,7 @@ int main() {
     const CUtensorMap amap = make_map3d(a_small, 16, c.a_rows > 0 ? c.a_rows : 16, c.k_group);
     const int smem = c.stages * (64 + c.a_rows) * 128 * c.k_group + 16 * c.stages + 1024;
     const int grid = kCols / 64;
-    const float ms = best_ms(flush, a, b, [&] { tma_stream_nmajor<<<grid, 64, smem>>>(map, amap, s); });
+    const float ms = best_ms(flush, a, b, [&] { tma_stream3d<<<grid, 64, smem>>>(map, amap, s); });
     std::printf("TMA N-major 64 cols x %d K rows S=%d A%2d grid=%4d smem=%3d KB: %.1f us  %.2f TB/s  %.3f of copy\n",
                 64 * c.k_group, c.stages, c.a_rows, grid, smem / 1024, ms * 1e3, kBytes / ms / 1e9, copy_ms / 2 / ms);
   }
