@@ -1014,6 +1014,13 @@ TEST(Sm90Heuristic, StreamsSkinnyNProblemsWithFewPaddedColumns) {
   p.B.row_stride = 1;
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
   EXPECT_LT(detail::sm90_modelled_time(grouped, p, 132), detail::sm90_modelled_time(narrow, p, 132));
+  // With A streamed the 4-k-block ring keeps its rank (kDeepStagesCost is
+  // for a streamed B); at M = 16 the 2-k-block one of the same bytes wins.
+  const Sm90TileConfig finer{64, 64, 1, 6, Sm90OperandClass::bits16, false, 0, 2};
+  EXPECT_LE(detail::sm90_modelled_time(grouped, p, 132), detail::sm90_modelled_time(finer, p, 132));
+  p.M = 16;
+  p.N = 8192;
+  EXPECT_LT(detail::sm90_modelled_time(finer, p, 132), detail::sm90_modelled_time(grouped, p, 132));
 }
 
 TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
