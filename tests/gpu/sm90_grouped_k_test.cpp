@@ -5,7 +5,8 @@
 // skinny N (B boxes of 8 to 64 rows), N and K that
 // leave partial tiles and a partial last group of k-blocks, batches with a
 // shared B, a fused epilogue with reductions, skinny rows spread over both
-// consumers' warps (every row-indexed access), and the tiles the heuristic
+// consumers' warps (every row-indexed access), a staged output in D's dtype,
+// and the tiles the heuristic
 // picks for skinny problems; fp8, int8 and tf32 operands on their own grouped
 // tiles.
 #include "gpu/sm90_problem.hpp"
@@ -147,6 +148,40 @@ TEST_F(Sm90GroupedK, SkinnyRowsSpreadOverTheConsumersWarps) {
         p.add("rs", DType::f32, {c.L, c.M, 1}, {}, true);
         p.add("cm", DType::f32, {c.L, 1, c.N}, {}, true);
         p.add("am", DType::f32, {1}, {}, true);
+        const std::string name = run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+        EXPECT_NE(name.find("kgroup"), std::string::npos) << name;
+      }
+    }
+  }
+}
+
+TEST_F(Sm90GroupedK, AStagedOutputInDsDtype) {
+  EPIGEMM_REQUIRE_SM90(driver);
+  // F in D's 16-bit dtype follows D through the staging slots (the skinny
+  // benchmark's relu+F): one tile per CTA (M = 16), several (M = 200,
+  // N = 8000), N = 40 (B's boxes cut), a partial last group (K = 4160) and a
+  // batch.
+  struct Shape {
+    std::int64_t L, M, N, K;
+    DType d;
+  };
+  const Shape shapes[] = {{1, 16, 1000, 4096, DType::bf16}, {1, 200, 8000, 512, DType::f16},
+                          {1, 16, 40, 1024, DType::bf16},   {1, 9, 777, 4160, DType::f16},
+                          {2, 24, 640, 512, DType::bf16}};
+  for (const detail::Sm90TileConfig& config : grouped_k_tile_configs()) {
+    for (const Shape& s : shapes) {
+      for (const bool b_k_major : {true, false}) {
+        SCOPED_TRACE("tile " + config.shape_name() + ", L M N K = " + std::to_string(s.L) + " " +
+                     std::to_string(s.M) + " " + std::to_string(s.N) + " " + std::to_string(s.K) + ", D and F " +
+                     std::string(to_string(s.d)) + (b_k_major ? ", B column-major" : ", B row-major"));
+        GpuProblem p(*driver, rng);
+        add_padded_ab(p, DType::bf16, DType::bf16, s.L, s.M, s.N, s.K, true, b_k_major);
+        p.set_source("def epi(accum, alpha, C):\n    F = accum * alpha + C * 2.0\n    D = relu(F)\n"
+                     "    return D, F\n");
+        p.scalar("alpha", 0.75);
+        p.add("C", s.d, {s.L, s.M, s.N});
+        p.add("D", s.d, {s.L, s.M, s.N}, padded_rows(s.d, {s.L, s.M, s.N}), true);
+        p.add("F", s.d, {s.L, s.M, s.N}, {}, true);
         const std::string name = run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
         EXPECT_NE(name.find("kgroup"), std::string::npos) << name;
       }
