@@ -4,10 +4,11 @@
 # Apply trace_tiles.patch (git apply bench/sm90_dev/trace_tiles.patch: it
 # adds %globaltimer sums to consume() in kernels/sm90_gemm.cuh), build the
 # Python binding, then on the GPU:
-#   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 1024x1024x1024
-# Each consumer's thread 0 writes one record of 21 64-bit words over the
-# first row of its last tile in D (D's values are lost: nothing is checked;
-# N must leave 96 columns after that tile's first).
+#   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 16x8192x8192:col [--only none,reluF]
+# (":col": B column-major, K contiguous). Each consumer's thread 0 writes one
+# record of 21 64-bit words over the first three rows of its part of its last
+# tile in D, 8 words (64 bytes) per row (D's values are lost: nothing is
+# checked; M >= 3, and the part at least 64 bytes wide).
 # Printed per problem and epilogue, per tile (median [min, max] over the
 # consumers, microseconds):
 #   order-wait  the pingpong hand-over barrier before a tile's main loop
@@ -51,9 +52,10 @@ EPILOGUES = {
 }
 
 
-def run(M, N, K, name, reps=7):
+def run(M, N, K, name, reps=7, b_col=False):
     source, bindings = EPILOGUES[name]
-    A, B, D = bf16(1, M, K), bf16(1, K, N), bf16(1, M, N)
+    A, D = bf16(1, M, K), bf16(1, M, N)
+    B = bf16(1, N, K).transpose(1, 2) if b_col else bf16(1, K, N)
     epi = eg.EpilogueArguments(source, D=D, **bindings(M, N)) if source else None
     args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type=torch.float32, epilogue=epi)
     op = eg.get_operators(args, target_sm=eg.device_target_sm())[0]
@@ -63,19 +65,20 @@ def run(M, N, K, name, reps=7):
         torch.cuda.synchronize()
         op.run(args)
         torch.cuda.synchronize()
-    words = D.view(torch.int64).view(-1)
+    words = D.view(torch.int64).view(-1).cpu()
     at = (words == MAGIC).nonzero().flatten().tolist()
     if not at:
-        print(f"{M}x{N}x{K} {name}: no records (stream-K or an edge tile held the last ones)")
+        print(f"{M}x{N}x{K}{' B col-major' if b_col else ''} {name}: no records (stream-K or an edge tile held the last ones)")
         return
-    recs = [words[i:i + 21].tolist() for i in at]
+    row_words = N * D.element_size() // 8
+    recs = [[words[i + (j // 8) * row_words + j % 8].item() for j in range(21)] for i in at]
     tiles = [r[1] >> 48 for r in recs]
     per_tile = lambda j, unit=1e3: [r[j] / max(1, t) / unit for r, t in zip(recs, tiles)]  # ns -> us
     head = [(r[7] & 0xFFFFFFFF) / 1e3 for r in recs]
     tail = [(r[7] >> 32) / 1e3 for r in recs]
     span = (max(r[3] for r in recs) - min(r[2] for r in recs)) / 1e3
     q = lambda v: f"{st.median(v):6.2f} [{min(v):5.2f},{max(v):6.2f}]"
-    print(f"{M}x{N}x{K} {name}: {op.name}, span {span:.1f} us, {len(recs)} consumers, tiles {min(tiles)}-{max(tiles)}")
+    print(f"{M}x{N}x{K}{' B col-major' if b_col else ''} {name}: {op.name}, span {span:.1f} us, {len(recs)} consumers, tiles {min(tiles)}-{max(tiles)}")
     print(f"  per tile: order-wait {q(per_tile(4))} main {q(per_tile(5))} epi {q(per_tile(6))}")
     print(f"  per tile: 1st stage wait {q(per_tile(8))} full waits {q(per_tile(10))} wgmma waits {q(per_tile(11))}"
           f" issue {q(per_tile(9))}")
@@ -88,7 +91,14 @@ def run(M, N, K, name, reps=7):
 
 
 if __name__ == "__main__":
-    for shape in sys.argv[1:] or ["4096x4096x512"]:
-        M, N, K = map(int, shape.split("x"))
-        for name in EPILOGUES:
-            run(M, N, K, name)
+    args = sys.argv[1:]
+    names = list(EPILOGUES)
+    if "--only" in args:
+        at = args.index("--only")
+        names = args[at + 1].split(",")
+        del args[at:at + 2]
+    for shape in args or ["4096x4096x512"]:
+        dims, _, layout = shape.partition(":")
+        M, N, K = map(int, dims.split("x"))
+        for name in names:
+            run(M, N, K, name, b_col=layout == "col")
