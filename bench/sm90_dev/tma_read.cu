@@ -9,7 +9,8 @@
 // grouped-k tiles; or the same bytes read as an N-major B, a 64-column band
 // per CTA), cpasync_stream (16-byte cp.async by 128 threads),
 // bulk_stream (1-D bulk copies), ldg_stream (plain loads in the mma.sync
-// fragment pattern). Each runs after two kinds of L2 flush: a 256 MB memset
+// fragment pattern); a K-major band may also be read as two halves of its
+// rows, the second half of K ahead (halves). Each runs after two kinds of L2 flush: a 256 MB memset
 // (leaves dirty lines) and a 256 MB read (leaves L2 clean). Reported as the
 // benchmark's "of copy" (bytes read / time over bytes read + written /
 // device-to-device copy time), best of 20 event-timed runs (the 3-D and
@@ -90,6 +91,7 @@ struct Shape {
   int evict_first;  // 1: loads carry an L2 evict_first cache hint
   int a_box_rows;   // > 0: each stage also loads a box this many rows tall of a 16-row A (the GEMM at M = 16)
   int n_major;      // tma_stream3d: 1 reads the matrix as an N-major B (N contiguous), 64 columns per band
+  int halves;       // tma_stream3d, K-major: 1 reads a band's two halves of rows half of K apart (two boxes)
 };
 
 // One unit = (band, split); CTA b takes units b, b + grid, ...
@@ -286,12 +288,17 @@ __global__ void __launch_bounds__(64) tma_stream3d(const __grid_constant__ CUten
               "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(band * 64), "r"(g * 64 * s.k_group), "l"(policy)
               : "memory");
         else
-          asm volatile(
-              "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
-              " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst),
-              "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(0), "r"(band * s.box_rows), "r"(g * s.k_group),
-              "l"(policy)
-              : "memory");
+          for (int h = 0; h < (s.halves ? 2 : 1); ++h) {
+            // halves: the second half of the band's rows streams K from half-way round.
+            const int rows = s.halves ? s.box_rows / 2 : s.box_rows;
+            const int gh = h == 0 ? g : (g + groups / 2) % groups;
+            asm volatile(
+                "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+                " [%0], [%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(dst + h * rows * 128 * s.k_group),
+                "l"(reinterpret_cast<uint64_t>(&map)), "r"(full), "r"(0), "r"(band * s.box_rows + h * rows),
+                "r"(gh * s.k_group), "l"(policy)
+                : "memory");
+          }
         if (s.a_box_rows > 0)
           asm volatile(
               "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -406,24 +413,26 @@ int main() {
   }
   cudaFuncSetAttribute(tma_stream3d, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448);
   struct Case3d {
-    int box_rows, k_group, stages, a_rows, rotate = 0;
+    int box_rows, k_group, stages, a_rows, rotate = 0, halves = 0;
   };
-  for (const Case3d& c : {Case3d{64, 2, 6, 16}, Case3d{64, 2, 6, 16, 1}, Case3d{64, 4, 3, 16},
-                          Case3d{64, 4, 3, 16, 1}, Case3d{64, 1, 12, 16}, Case3d{64, 1, 12, 16, 1},
-                          Case3d{64, 1, 16, 16, 1}}) {
+  for (const Case3d& c : {Case3d{64, 2, 6, 16}, Case3d{64, 2, 6, 16, 1}, Case3d{64, 2, 6, 16, 0, 1},
+                          Case3d{64, 2, 6, 16, 1, 1}, Case3d{64, 4, 3, 16, 1}, Case3d{64, 4, 3, 16, 1, 1},
+                          Case3d{64, 1, 12, 16, 1}}) {
     Shape s{};
     s.rotate = c.rotate;
+    s.halves = c.halves;
     s.box_rows = c.box_rows;
     s.k_group = c.k_group;
     s.stages = c.stages;
     s.a_box_rows = c.a_rows;
-    const CUtensorMap map = make_map3d(m, kRows, c.box_rows, c.k_group);
+    const CUtensorMap map = make_map3d(m, kRows, c.halves ? c.box_rows / 2 : c.box_rows, c.k_group);
     const CUtensorMap amap = make_map3d(a_small, 16, c.a_rows > 0 ? c.a_rows : 16, c.k_group);
     const int smem = c.stages * (c.box_rows + c.a_rows) * 128 * c.k_group + 16 * c.stages + 1024;
     const int grid = kRows / c.box_rows;
     const EventTimes t = times_ms(flush, a, b, [&] { tma_stream3d<<<grid, 64, smem>>>(map, amap, s); });
-    std::printf("TMA 3-D R=%3d kblocks/op=%d S=%2d A%2d%s grid=%4d smem=%3d KB: best %.1f us (%.3f of copy), median %.1f us (%.3f)\n",
-                c.box_rows, c.k_group, c.stages, c.a_rows, c.rotate ? " staggered" : "", grid, smem / 1024,
+    std::printf("TMA 3-D R=%3d kblocks/op=%d S=%2d A%2d%s%s grid=%4d smem=%3d KB: best %.1f us (%.3f of copy), median %.1f us (%.3f)\n",
+                c.box_rows, c.k_group, c.stages, c.a_rows, c.rotate ? " staggered" : "",
+                c.halves ? " halves" : "", grid, smem / 1024,
                 t.best * 1e3, copy_ms / 2 / t.best, t.median * 1e3, copy_ms / 2 / t.median);
   }
   // K-major (the 3-D boxes above) against N-major at the same stage bytes.
