@@ -158,9 +158,10 @@ TEST_F(Sm90GroupedK, SkinnyRowsSpreadOverTheConsumersWarps) {
 TEST_F(Sm90GroupedK, AStagedOutputInDsDtype) {
   EPIGEMM_REQUIRE_SM90(driver);
   // F in D's 16-bit dtype follows D through the staging slots (the skinny
-  // benchmark's relu+F): one tile per CTA (M = 16), several (M = 200,
-  // N = 8000), N = 40 (B's boxes cut), a partial last group (K = 4160) and a
-  // batch.
+  // benchmark's relu+F) where TMA can store its rows: one tile per CTA
+  // (M = 16), several (M = 200, N = 8000), N = 40 (B's boxes cut), a batch;
+  // N = 777 (rows not 16-byte aligned: F stored by the threads) with a
+  // partial last group (K = 4160).
   struct Shape {
     std::int64_t L, M, N, K;
     DType d;
