@@ -10,8 +10,9 @@
 // per CTA), cpasync_stream (16-byte cp.async by 128 threads),
 // bulk_stream (1-D bulk copies), ldg_stream (plain loads in the mma.sync
 // fragment pattern); a K-major band may also be read as two halves of its
-// rows, the second half of K ahead (halves). Each runs after two kinds of L2 flush: a 256 MB memset
-// (leaves dirty lines) and a 256 MB read (leaves L2 clean). Reported as the
+// rows, the second half of K ahead (halves). Each runs after two kinds of L2
+// flush: a 256 MB memset (leaves dirty lines) and a 256 MB read (leaves L2
+// clean). Reported as the
 // benchmark's "of copy" (bytes read / time over bytes read + written /
 // device-to-device copy time), best of 20 event-timed runs (the 3-D and
 // N-major reads also print the median).
