@@ -4,7 +4,7 @@
 # Apply trace_tiles.patch (git apply bench/sm90_dev/trace_tiles.patch: it
 # adds %globaltimer sums to consume() in kernels/sm90_gemm.cuh), build the
 # Python binding, then on the GPU:
-#   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 16x8192x8192:col [--only none,reluF]
+#   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 16x8192x8192:col [--only none,reluF] [--dump F]
 # (":col": B column-major, K contiguous). Each consumer's thread 0 writes one
 # record of 21 64-bit words over the first three rows of its part of its last
 # tile in D, 8 words (64 bytes) per row (D's values are lost: nothing is
@@ -24,7 +24,10 @@
 # tail after the chunks (a staged output: its wait for D's stores, then its
 # own); and the computation by chunk position, for tiles of four chunks
 # (pingpong 128x128 with a 16-bit D: row block 0 chunks 0, 1, then row
-# block 1's).
+# block 1's). --dump F appends one JSON line per problem and epilogue to F:
+# each consumer's CTA, SM, part, first column of D and main-loop time (us),
+# to see whether a slow consumer follows its tile or its SM across runs.
+import json
 import statistics as st
 import sys
 
@@ -52,7 +55,7 @@ EPILOGUES = {
 }
 
 
-def run(M, N, K, name, reps=7, b_col=False):
+def run(M, N, K, name, reps=7, b_col=False, dump=None):
     source, bindings = EPILOGUES[name]
     A, D = bf16(1, M, K), bf16(1, M, N)
     B = bf16(1, N, K).transpose(1, 2) if b_col else bf16(1, K, N)
@@ -88,6 +91,12 @@ def run(M, N, K, name, reps=7, b_col=False):
     print(f"  epilogue cycles per tile: staged input wait {qc(cyc(12))} chunks {qc(cyc(13))}"
           f" flushes {qc(cyc(14))} tail {qc(cyc(15))} (its wait for D {qc(cyc(20))})")
     print(f"  chunks by position: {' '.join(qc(cyc(j)) for j in range(16, 20))}")
+    if dump:
+        cols = [(i % row_words) * 8 // D.element_size() for i in at]
+        consumers = [{"cta": r[1] >> 32 & 0xFFFF, "sm": r[1] >> 8 & 0xFFFF, "part": r[1] & 0xFF, "n": n, "main_us": m}
+                     for r, n, m in zip(recs, cols, per_tile(5))]
+        with open(dump, "a") as f:
+            f.write(json.dumps({"shape": f"{M}x{N}x{K}", "b_col": b_col, "epilogue": name, "consumers": consumers}) + "\n")
 
 
 if __name__ == "__main__":
@@ -97,8 +106,13 @@ if __name__ == "__main__":
         at = args.index("--only")
         names = args[at + 1].split(",")
         del args[at:at + 2]
+    dump = None
+    if "--dump" in args:
+        at = args.index("--dump")
+        dump = args[at + 1]
+        del args[at:at + 2]
     for shape in args or ["4096x4096x512"]:
         dims, _, layout = shape.partition(":")
         M, N, K = map(int, dims.split("x"))
         for name in names:
-            run(M, N, K, name, b_col=layout == "col")
+            run(M, N, K, name, b_col=layout == "col", dump=dump)
