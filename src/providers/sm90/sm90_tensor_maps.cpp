@@ -57,7 +57,7 @@ void encode_one(const runtime::Driver& driver, const Sm90TmaView& v, unsigned bo
 /// k-block becomes the third dimension, so one box {bk, box_rows, k_group,
 /// 1} brings k_group k-blocks, each box_rows rows, one after another.
 void encode_grouped(const runtime::Driver& driver, const Sm90TmaView& v, unsigned bk, unsigned box_rows,
-                    unsigned k_group, const char* what, CUtensorMap& map) {
+                    unsigned k_group, const char* what, CUtensorMap& map, CUtensorMapL2promotion promotion) {
   const std::uint64_t row_bytes = 128;  // bk elements
   const cuuint64_t dims[4] = {bk, v.dims[1], v.dims[0] / bk, v.dims[2]};
   const cuuint64_t strides[3] = {v.strides[0], row_bytes, v.strides[1]};
@@ -65,8 +65,7 @@ void encode_grouped(const runtime::Driver& driver, const Sm90TmaView& v, unsigne
   const cuuint32_t element_strides[4] = {1, 1, 1, 1};
   driver.check(driver.tensor_map_encode_tiled(&map, map_type(v.dtype), 4, const_cast<void*>(v.data), dims, strides,
                                               box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                              CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                                              CU_TENSOR_MAP_SWIZZLE_128B, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                what);
 }
 
@@ -138,12 +137,12 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
     // A's view is {K, M, L}.
     const unsigned rows = static_cast<unsigned>(sm90_a_box_rows(static_cast<std::int64_t>(plan.a.dims[1]), config_));
     encode_grouped(driver, plan.a, static_cast<unsigned>(bk), rows, static_cast<unsigned>(config_.k_group),
-                   "encoding the TMA tensor map of A", maps_.a);
+                   "encoding the TMA tensor map of A", maps_.a, sm90_operand_promotion(plan, config_, plan.a));
     if (plan.b_k_major) {  // B's view is {K, N, L}
       const unsigned b_rows =
           static_cast<unsigned>(sm90_b_box_rows(static_cast<std::int64_t>(plan.b.dims[1]), config_, true));
       encode_grouped(driver, plan.b, static_cast<unsigned>(bk), b_rows, static_cast<unsigned>(config_.k_group),
-                     "encoding the TMA tensor map of B", maps_.b);
+                     "encoding the TMA tensor map of B", maps_.b, sm90_operand_promotion(plan, config_, plan.b));
     } else {  // {N, K, L}: per 64-column chunk, a box of k_group k-blocks of rows
       encode_one(driver, plan.b, 64, static_cast<unsigned>(bk * config_.k_group), "encoding the TMA tensor map of B",
                  maps_.b, CU_TENSOR_MAP_SWIZZLE_128B, sm90_operand_promotion(plan, config_, plan.b));
