@@ -250,7 +250,7 @@ __global__ void read_all(const int4* __restrict__ m, long n, int* sink) {
   if (acc == 0x12345678) sink[0] = 1;
 }
 
-// How best_ms empties L2 before each run: rewrite a 256 MB buffer (false) or
+// How times_ms (and best_ms) empties L2 before each run: rewrite a 256 MB buffer (false) or
 // read a different 256 MB buffer, leaving no dirty lines (true).
 bool g_read_flush = false;
 char* g_clean = nullptr;
