@@ -6,9 +6,9 @@
 # Python binding, then on the GPU:
 #   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 16x8192x8192:col [--only none,reluF] [--dump F]
 # (":col": B column-major, K contiguous). Each consumer's thread 0 writes one
-# record of 21 64-bit words over the first three rows of its part of its last
+# record of 27 64-bit words over the first four rows of its part of its last
 # tile in D, 8 words (64 bytes) per row (D's values are lost: nothing is
-# checked; M >= 3, and the part at least 64 bytes wide).
+# checked; M >= 4, and the part at least 64 bytes wide).
 # Printed per problem and epilogue, per tile (median [min, max] over the
 # consumers, microseconds):
 #   order-wait  the pingpong hand-over barrier before a tile's main loop
@@ -74,7 +74,7 @@ def run(M, N, K, name, reps=7, b_col=False, dump=None):
         print(f"{M}x{N}x{K}{' B col-major' if b_col else ''} {name}: no records (stream-K or an edge tile held the last ones)")
         return
     row_words = N * D.element_size() // 8
-    recs = [[words[i + (j // 8) * row_words + j % 8].item() for j in range(21)] for i in at]
+    recs = [[words[i + (j // 8) * row_words + j % 8].item() for j in range(27)] for i in at]
     tiles = [r[1] >> 48 for r in recs]
     per_tile = lambda j, unit=1e3: [r[j] / max(1, t) / unit for r, t in zip(recs, tiles)]  # ns -> us
     head = [(r[7] & 0xFFFFFFFF) / 1e3 for r in recs]
@@ -86,6 +86,13 @@ def run(M, N, K, name, reps=7, b_col=False, dump=None):
     print(f"  per tile: 1st stage wait {q(per_tile(8))} full waits {q(per_tile(10))} wgmma waits {q(per_tile(11))}"
           f" issue {q(per_tile(9))}")
     print(f"  entry -> 1st main {q(head)}  last epi -> exit {q(tail)}")
+    k0 = [r[21] for r in recs]
+    since = lambda v: [(x - z) / 1e3 for x, z in zip(v, k0)]
+    first_data = [r[2] + (r[7] & 0xFFFFFFFF) + r[8] for r in recs]  # the consumer's first item
+    print(f"  from kernel entry: producer released {q(since([r[22] for r in recs]))} first stage issued "
+          f"{q(since([r[23] for r in recs]))} consumer entry {q(since([r[2] for r in recs]))} first data {q(since(first_data))}")
+    print(f"  producer from kernel entry: tensormaps prefetched {q(since([r[24] for r in recs]))} scheduler built "
+          f"{q(since([r[25] for r in recs]))} first tile found {q(since([r[26] for r in recs]))}")
     cyc = lambda j: per_tile(j, 1)  # clock64 sums: cycles
     qc = lambda v: f"{st.median(v):6.0f} [{min(v):5.0f},{max(v):6.0f}]"
     print(f"  epilogue cycles per tile: staged input wait {qc(cyc(12))} chunks {qc(cyc(13))}"
