@@ -18,6 +18,9 @@
 #   issue (from the hand-over to the last wgmma issued)
 # and once per consumer: its entry to its first main loop, its last
 # epilogue to its exit. `span` is the first entry to the last exit.
+# From the kernel's entry (its CTA's thread 0): the producer past its
+# register release, its first stage issued, the consumer's entry, its
+# first data; the producer's tensormap prefetches, scheduler, first tile.
 # Inside the epilogue, SM cycles (clock64) per tile: the staged input's
 # wait, the chunks' computation and shared stores (the wait for free slots
 # and its barrier included), D's flushes (fence, barrier, TMA stores), the
