@@ -5,8 +5,8 @@
 # the balanced GPU tests and the grouped-k and stream-K ones on B (with
 # BALANCE_ALL_GPU=1 every GPU test), then interleaved benchmark rounds
 # A B B A A B of the one-wave shapes. Logs and a summary go to $OUT (or
-# build-balance/out), packed as $OUT/balance.tgz. The patch lost (NOTES.md,
-# Session 38) and is kept for the record.
+# build-balance/out), packed as $OUT/balance.tgz. The patch ran slower
+# everywhere (NOTES.md, Session 38) and is kept for the record.
 #   usage (repository root, on the device): bench/sm90_dev/balance_run.sh
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -2,7 +2,8 @@
 # any number of tiles per CTA (pingpong included).
 #
 # Apply trace_tiles.patch (git apply bench/sm90_dev/trace_tiles.patch: it
-# adds %globaltimer sums to consume() in kernels/sm90_gemm.cuh), build the
+# adds %globaltimer sums to consume() and stamps to the producer's start
+# in kernels/sm90_gemm.cuh), build the
 # Python binding, then on the GPU:
 #   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 16x8192x8192:col [--only none,reluF] [--dump F]
 # (":col": B column-major, K contiguous). Each consumer's thread 0 writes one
@@ -111,16 +112,19 @@ def run(M, N, K, name, reps=7, b_col=False, dump=None):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    names = list(EPILOGUES)
-    if "--only" in args:
-        at = args.index("--only")
-        names = args[at + 1].split(",")
+
+    def take(flag):
+        """The value after `flag` (removed from args with it), or None."""
+        if flag not in args:
+            return None
+        at = args.index(flag)
+        value = args[at + 1]
         del args[at:at + 2]
-    dump = None
-    if "--dump" in args:
-        at = args.index("--dump")
-        dump = args[at + 1]
-        del args[at:at + 2]
+        return value
+
+    only = take("--only")
+    names = only.split(",") if only else list(EPILOGUES)
+    dump = take("--dump")
     for shape in args or ["4096x4096x512"]:
         dims, _, layout = shape.partition(":")
         M, N, K = map(int, dims.split("x"))
