@@ -96,7 +96,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
-  const bool hint_a = p.a_evict_first != 0, hint_b = p.b_evict_first != 0;
+  const bool hint_a = (p.flags & kAEvictFirst) != 0, hint_b = (p.flags & kBEvictFirst) != 0;
   const u64 evict_first = l2_evict_first_policy();
   const WorkList<!Cfg::kPingpong> work(sched.total, stage_count<Cfg>(k_blocks), gridDim.x / Cfg::kClusterM,
                       blockIdx.x / Cfg::kClusterM, Cfg::kStreamK ? p.sk_tiles : 0);
@@ -105,8 +105,8 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
     const WorkItem item = work.item(i);
     if (item.tile < 0) break;
     const TileCoord tile = sched.tile(item.tile, rank);
-    const int la = p.a_batched ? tile.l : 0;
-    const int lb = p.b_batched ? tile.l : 0;
+    const int la = p.flags & kABatched ? tile.l : 0;
+    const int lb = p.flags & kBBatched ? tile.l : 0;
     if constexpr (Cfg::kKGroup > 1) {
       // One 4-D box per operand and stage: kKGroup k-blocks of p.a_box_rows
       // rows of A and p.b_box_rows rows of B (k-blocks past K arrive as
@@ -460,7 +460,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       if constexpr (StagesInput<Epi>::value) {
         if (kb == issue_kb && tid == 0 && item.stores())
           load_staged_input<Cfg>(tma_c, smem.staging(consumer), smem.staged_bar(consumer), p, tile.m0 + wg_m * 64,
-                                 tile.n0 + wg_n * Cfg::kWgN, p.c_batched ? tile.l : 0);
+                                 tile.n0 + wg_n * Cfg::kWgN, p.flags & kCBatched ? tile.l : 0);
       }
     };
     // A tile of one chunk (kBeginsChunkEarly): the hook's Tile, built before

@@ -3,6 +3,7 @@
 // memory carve-up, TMA box sizes the host must encode, warpgroup tiling).
 #pragma once
 
+#include "sm90_gemm_params.cuh"
 #include "sm90_wgmma.cuh"
 
 namespace epigemm::sm90 {
@@ -10,63 +11,6 @@ namespace epigemm::sm90 {
 /// Which dimension of an operand is contiguous in memory.
 /// A (M x K): K = row-major, MN = column-major.  B (K x N): K = column-major, MN = row-major.
 enum class Major : int { K = 0, MN = 1 };
-
-/// Runtime problem description shared by host and kernel.
-struct GemmParams {
-  int M = 0, N = 0, K = 0, L = 1;
-  int group_m = 8;    ///< cluster rows per group of the swizzled tile order (>= 1)
-  int a_batched = 1;  ///< 0: one A serves every batch (its tensor map has L = 1)
-  int b_batched = 1;  ///< 0: one B serves every batch
-  int c_batched = 1;  ///< 0: one staged epilogue input serves every batch
-  /// 1: A (B) is read by one tile row (column) at a time, so its loads ask
-  /// L2 to evict those lines first (see l2_evict_first_policy).
-  int a_evict_first = 0;
-  int b_evict_first = 0;
-  /// Grouped-k tiles (kKGroup > 1) only: rows of each k-block's A box, a
-  /// multiple of 8 no larger than kBM (the rows of M a tile can hold, so
-  /// that a skinny A is not padded by TMA: zero-filled rows cost as much as
-  /// loaded ones). wgmma still reads 64 rows; the rows past these belong to
-  /// output rows past M and are never stored.
-  int a_box_rows = 0;
-  /// Grouped-k tiles with a K-major B only: rows of each k-block's B box,
-  /// likewise a multiple of 8 no larger than kBN (the columns of N a tile
-  /// can hold); wgmma still reads kBN rows, the rows past these belonging to
-  /// output columns past N. kBN for an N-major B.
-  int b_box_rows = 0;
-  /// D itself (row-major, element (l, m, n) at d + l*d_batch + m*ldd + n), used
-  /// only for the edge chunks that TMA cannot store: a TMA store writes whole
-  /// 16-byte units, so when N * sizeof(TD) is not a multiple of 16 the last
-  /// columns of a row would spill into D's padding.
-  void* d = nullptr;
-  long long ldd = 0;
-  long long d_batch = 0;
-  /// The hook's staged output (see StagesOutput), likewise for its edge chunks.
-  void* f = nullptr;
-  long long ldf = 0;
-  long long f_batch = 0;
-  /// Stream-K: the last sk_tiles (cluster) tiles of the schedule are cut
-  /// along K into one equal range per CTA (0: every tile whole; see
-  /// sm90_work_list.cuh). Then sk_flags holds two zeroed words per CTA and
-  /// sk_partials kBM * kBN words per CTA, where the CTA that computes a cut
-  /// tile's first k-blocks leaves their sum for the one that finishes it;
-  /// the finisher sets the flag back to zero.
-  int sk_tiles = 0;
-  /// The hook's reduce outputs: identity_flag is null when a fill kernel
-  /// launched just before the GEMM writes their identity (see
-  /// AwaitsIdentity); else a counter that the grid's first CTA raises by
-  /// one once it has written them itself (few elements), which every CTA
-  /// waits to reach identity_target (wrapping: the host counts the launches
-  /// on the counter) before its first reduction.
-  unsigned identity_target = 0;
-  unsigned* sk_flags = nullptr;
-  unsigned* sk_partials = nullptr;
-  unsigned* identity_flag = nullptr;
-};
-// Past 128 bytes (and likewise as a __grid_constant__ parameter) NVRTC
-// compiled the precise fp8 kernel differently, 72 instructions longer, and
-// it ran 8% slower (8192^3 on the H200); at most 128 bytes its SASS is the
-// same whatever the fields.
-static_assert(sizeof(GemmParams) <= 128, "GemmParams must stay within 128 bytes");
 
 /// Largest dynamic shared memory one block may use on sm_90 (227 KB).
 inline constexpr int kMaxSmemBytes = 232448;

@@ -1,9 +1,12 @@
 // Persistent tile scheduler of the sm90 GEMM: clusters walk the output tiles
 // of all batches in a grouped (swizzled) order, so the tiles in flight at one
-// time share rows of A and columns of B in L2.
+// time share rows of A and columns of B in L2. Plain integer code, compiled
+// for the device and, in the tests, for the host.
 #pragma once
 
-#include "sm90_gemm_config.cuh"
+#include "fast_divide.cuh"
+#include "host_device.cuh"
+#include "sm90_gemm_params.cuh"
 
 namespace epigemm::sm90 {
 
@@ -24,36 +27,46 @@ struct TileScheduler {
   int tiles_n = 0;       ///< tiles along N
   int per_batch = 0;     ///< cluster tiles in one batch
   int total = 0;         ///< cluster tiles in the whole problem
-  int group = 1;         ///< cluster rows per group
+  unsigned group = 1;    ///< cluster rows per group (GemmParams::group_m, >= 1)
+  unsigned span = 1;     ///< cluster tiles per group of rows
+  /// GemmParams' FastDivisors of span, group and the last group's rows.
+  unsigned span_magic = 1, group_magic = 1, tail_magic = 1, shifts = 0;
 
-  __device__ __forceinline__ TileScheduler(const GemmParams& p) {
+  EPG_HOST_DEVICE TileScheduler(const GemmParams& p) {
     const int tiles_m = (p.M + kBM - 1) / kBM;
     cluster_rows = (tiles_m + kClusterM - 1) / kClusterM;
     tiles_n = (p.N + kBN - 1) / kBN;
     per_batch = cluster_rows * tiles_n;
     total = per_batch * p.L;
-    group = p.group_m < 1 ? 1 : p.group_m;
+    group = static_cast<unsigned>(p.group_m);
+    span = group * static_cast<unsigned>(tiles_n);
+    span_magic = p.span_magic;
+    group_magic = p.group_magic;
+    tail_magic = p.tail_magic;
+    shifts = p.order_shifts;
   }
 
   /// Tile of cluster-tile `index` for the CTA of cluster rank `rank`.
   /// Within a batch, groups of `group` cluster rows are walked column by
   /// column: (row0, col0), (row1, col0), ..., (row0, col1), ...
-  __device__ __forceinline__ TileCoord tile(int index, int rank) const {
-    // Unsigned, and no division by the batch's tiles for one batch: the
-    // producer's first load waits for these divisions (signed, ~0.4 of the
-    // ~0.7 us from its register release to that load; its data lands ~0.8
-    // us later). H200, 2026-12-01: 1024^3 every epilogue 1-4% faster, M = 16
-    // and 128 (N = K = 8192) 0.2-0.8%.
+  EPG_HOST_DEVICE TileCoord tile(int index, int rank) const {
+    // The producer's first load waits for this. Unsigned, with no division
+    // by the batch's tiles for one batch (signed divisions took ~0.4 of the
+    // ~0.7 us from its register release to that load; its data lands ~0.8 us
+    // later; H200, 2026-12-01: 1024^3 every epilogue 1-4% faster, M = 16 and
+    // 128 (N = K = 8192) 0.2-0.8%), and the divisions by span and by the
+    // group's rows through the host's magic numbers (each a dependent I2F /
+    // MUFU.RCP / F2I chain through the uniform datapath before).
     const unsigned u = static_cast<unsigned>(index), batch = static_cast<unsigned>(per_batch);
     const unsigned l = total == per_batch ? 0u : u / batch;
     const unsigned r = u - l * batch;
-    const unsigned span = static_cast<unsigned>(group * tiles_n);
-    const unsigned g = r / span;
-    const unsigned first = g * static_cast<unsigned>(group);
+    const unsigned g = fast_divide(r, span_magic, shifts & 0xffu);
+    const unsigned first = g * group;
     const unsigned left = static_cast<unsigned>(cluster_rows) - first;
-    const unsigned rows = left < static_cast<unsigned>(group) ? left : static_cast<unsigned>(group);
+    const bool last = left < group;  // the last group, with fewer rows
+    const unsigned rows = last ? left : group;
     const unsigned in = r - g * span;
-    const unsigned col = in / rows;
+    const unsigned col = fast_divide(in, last ? tail_magic : group_magic, (shifts >> (last ? 16 : 8)) & 0xffu);
     const unsigned row = first + (in - col * rows);
     TileCoord t;
     t.l = static_cast<int>(l);

@@ -21,11 +21,7 @@
 // finishes it, adding the S - 1 partials of the CTAs before it.
 #pragma once
 
-#if defined(__CUDACC__)
-#define EPG_WORK_FN __host__ __device__ __forceinline__
-#else
-#define EPG_WORK_FN inline
-#endif
+#include "host_device.cuh"
 
 namespace epigemm::sm90 {
 
@@ -41,8 +37,8 @@ struct WorkItem {
   int k_begin = 0;
   int k_end = 0;
   WorkRole role = WorkRole::whole;
-  EPG_WORK_FN int k_count() const { return k_end - k_begin; }
-  EPG_WORK_FN bool stores() const { return role != WorkRole::writes_partial; }
+  EPG_HOST_DEVICE int k_count() const { return k_end - k_begin; }
+  EPG_HOST_DEVICE bool stores() const { return role != WorkRole::writes_partial; }
 };
 
 /// The work list of slot `slot` of `slots` (CTAs, or clusters) over `tiles`
@@ -52,7 +48,7 @@ struct WorkItem {
 template <bool kSplitsK = false>
 class WorkList {
  public:
-  EPG_WORK_FN WorkList(int tiles, int k_blocks, int slots, int slot, int sk_tiles)
+  EPG_HOST_DEVICE WorkList(int tiles, int k_blocks, int slots, int slot, int sk_tiles)
       : tiles_(tiles), k_blocks_(k_blocks), slots_(slots), slot_(slot), sk_tiles_(sk_tiles) {
     if (sk_tiles <= 0) return;
     const int whole = tiles - sk_tiles;
@@ -69,10 +65,10 @@ class WorkList {
 
   /// CTAs (clusters) just before a finishing one whose partials it adds:
   /// one for stream-K, S - 1 for split-K in S slices.
-  EPG_WORK_FN int partial_writers() const { return kSplitsK && slots_ > sk_tiles_ ? slots_ / sk_tiles_ - 1 : 1; }
+  EPG_HOST_DEVICE int partial_writers() const { return kSplitsK && slots_ > sk_tiles_ ? slots_ / sk_tiles_ - 1 : 1; }
 
   /// Item `j` of this slot's list (tile -1 past its end).
-  EPG_WORK_FN WorkItem item(int j) const {
+  EPG_HOST_DEVICE WorkItem item(int j) const {
     WorkItem w;
     w.k_end = k_blocks_;
     const int t = slot_ + j * slots_;  // at most tiles + slots
@@ -126,7 +122,7 @@ class WorkList {
 /// the input's read does not delay the operands', or at stage 2 of a short
 /// item (0 and 1 when it has fewer). Always one of the item's stages: the
 /// epilogue waits for that load.
-EPG_WORK_FN int staged_input_stage(int stages, int ring) {
+EPG_HOST_DEVICE int staged_input_stage(int stages, int ring) {
   const int late = stages - ring;
   return late > 2 ? late : stages > 2 ? 2 : stages - 1;
 }

@@ -293,7 +293,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
     if (counter == nullptr) identity_lock.unlock();
   }
   if (counter != nullptr) {
-    gemm.identity_flag = counter->buffer.data();
+    gemm.identity_flag = static_cast<unsigned*>(counter->buffer.data());
     gemm.identity_target = counter->launches + 1;
   } else if (k.fill != nullptr) {
     void* fill_params[] = {arguments};
@@ -308,8 +308,8 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   if (plan.stream_k_code && cut.sk_tiles > 0) {
     if (const StreamKSpace* space = stream_k_workspace(driver, device, config.stream)) {
       gemm.sk_tiles = static_cast<int>(cut.sk_tiles);
-      gemm.sk_flags = space->flags;
-      gemm.sk_partials = space->partials;
+      gemm.sk_flags = static_cast<unsigned*>(space->flags);
+      gemm.sk_partials = static_cast<unsigned*>(space->partials);
       ctas = cut.ctas;
     }
   }

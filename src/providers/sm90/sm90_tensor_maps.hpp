@@ -1,11 +1,10 @@
 // The sm90 kernel's launch records on the host: the TMA tensor maps of A, B,
 // D and the staged epilogue input and output (encoded through the driver, re-encoded only when a pointer,
-// extent or stride changes) and the mirror of the kernel's GemmParams.
+// extent or stride changes) and the kernel's GemmParams.
 #pragma once
 
 #include <cuda.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <mutex>
 
@@ -13,40 +12,17 @@
 #include "providers/sm90/sm90_plan.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
 #include "runtime/driver.hpp"
+#include "sm90_gemm_params.cuh"
 
 namespace epigemm::detail {
 
-/// Same layout as epigemm::sm90::GemmParams (kernels/sm90_gemm_config.cuh).
-struct Sm90GemmParams {
-  int M = 0, N = 0, K = 0, L = 1;
-  int group_m = 8;
-  int a_batched = 1;
-  int b_batched = 1;
-  int c_batched = 1;
-  int a_evict_first = 0;
-  int b_evict_first = 0;
-  int a_box_rows = 0;
-  int b_box_rows = 0;
-  void* d = nullptr;
-  long long ldd = 0;
-  long long d_batch = 0;
-  void* f = nullptr;
-  long long ldf = 0;
-  long long f_batch = 0;
-  int sk_tiles = 0;
-  unsigned identity_target = 0;
-  void* sk_flags = nullptr;
-  void* sk_partials = nullptr;
-  void* identity_flag = nullptr;
-};
-static_assert(sizeof(Sm90GemmParams) == 128 && offsetof(Sm90GemmParams, d) == 48 && offsetof(Sm90GemmParams, f) == 72 &&
-                  offsetof(Sm90GemmParams, identity_target) == 100 && offsetof(Sm90GemmParams, sk_flags) == 104 &&
-                  offsetof(Sm90GemmParams, identity_flag) == 120,
-              "Sm90GemmParams must match epigemm::sm90::GemmParams");
+/// The kernel's launch parameters, filled here and passed as they are.
+using Sm90GemmParams = sm90::GemmParams;
 
 /// GemmParams for a planned problem on tile `config` (tile order by
-/// sm90_tile_order_group). An operand read by at most two tiles, which the
-/// tile order runs side by side, is loaded with the L2 evict_first policy.
+/// sm90_tile_order_group, with its divisors' magic numbers). An operand read
+/// by at most two tiles, which the tile order runs side by side, is loaded
+/// with the L2 evict_first policy.
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
 
 /// Cluster rows per group of the tile order (walked column by column within

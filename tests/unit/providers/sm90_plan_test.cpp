@@ -18,6 +18,7 @@
 #include "providers/sm90/sm90_repack.hpp"
 #include "providers/sm90/sm90_tensor_maps.hpp"
 #include "providers/sm90/sm90_tile_config.hpp"
+#include "fast_divide.cuh"
 
 namespace epigemm::testing {
 namespace {
@@ -1029,7 +1030,7 @@ TEST(Sm90Plan, StreamsOperandsReadByOneTileRowOrColumnWithEvictFirst) {
     Sm90Plan plan;
     EXPECT_TRUE(hp.plan(narrow, plan));
     const detail::Sm90GemmParams g = detail::sm90_gemm_params(hp.problem, plan, narrow);
-    return std::pair{g.a_evict_first, g.b_evict_first};
+    return std::pair{(g.flags & sm90::kAEvictFirst) != 0 ? 1 : 0, (g.flags & sm90::kBEvictFirst) != 0 ? 1 : 0};
   };
   // M = 16: every column of B is read by one tile; A by all 8 column tiles.
   EXPECT_EQ(flags(HostProblem(DType::bf16, {16, 256}, {}, {256, 512}, {1, 256}, DType::bf16)), std::pair(0, 1));
@@ -1078,6 +1079,30 @@ TEST(Sm90Plan, FewTileColumnsWalkTheTileOrderRowByRow) {
   HostProblem hp(DType::bf16, {512, 256}, {}, {256, 2048}, {1, 256}, DType::bf16);
   ASSERT_TRUE(hp.plan(wide, plan));
   EXPECT_EQ(detail::sm90_gemm_params(hp.problem, plan, wide).group_m, 8);
+}
+
+TEST(Sm90Plan, TileOrderDivisorsAreTheGroupSpanTheGroupAndTheLastGroupsRows) {
+  // The kernel divides by these through their magic numbers (fast_divide.cuh).
+  const auto divides_by = [](unsigned magic, unsigned shift, unsigned d) {
+    for (unsigned n : {0u, 1u, d - 1, d, d + 1, 7 * d + 3, 1000003u, (1u << 31) - 1})
+      if (sm90::fast_divide(n, magic, shift) != n / d) return false;
+    return true;
+  };
+  const Sm90TileConfig wide{128, 128, 1, 5, Sm90OperandClass::bits16};
+  Sm90Plan plan;
+  // 20 tile rows in groups of 8 (the last has 4) by 24 tile columns.
+  HostProblem hp(DType::bf16, {2560, 256}, {}, {256, 3072}, {1, 256}, DType::bf16);
+  ASSERT_TRUE(hp.plan(wide, plan));
+  const detail::Sm90GemmParams g = detail::sm90_gemm_params(hp.problem, plan, wide);
+  ASSERT_EQ(g.group_m, 8);
+  EXPECT_TRUE(divides_by(g.span_magic, g.order_shifts & 0xff, 8 * 24));
+  EXPECT_TRUE(divides_by(g.group_magic, g.order_shifts >> 8 & 0xff, 8));
+  EXPECT_TRUE(divides_by(g.tail_magic, g.order_shifts >> 16 & 0xff, 4));
+  // 16 tile rows fill both groups: the last group's divisor is the group's.
+  HostProblem full(DType::bf16, {2048, 256}, {}, {256, 3072}, {1, 256}, DType::bf16);
+  ASSERT_TRUE(full.plan(wide, plan));
+  const detail::Sm90GemmParams f = detail::sm90_gemm_params(full.problem, plan, wide);
+  EXPECT_TRUE(divides_by(f.tail_magic, f.order_shifts >> 16 & 0xff, 8));
 }
 
 TEST(Sm90Plan, GroupedKTilesTakeAKMajorAWithWholeKBlocks) {
