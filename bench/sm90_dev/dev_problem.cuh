@@ -118,12 +118,12 @@ struct Runner {
     md = encode_map(pr.D, map_type<TD>(), pr.N, pr.M, pr.L, Cfg::kBoxD0, Cfg::kBoxD1, Cfg::kSwizzleD);
     p.M = pr.M, p.N = pr.N, p.K = pr.K, p.L = pr.L;
     p.group_m = group;
-    p.flags = kABatched | kBBatched | kCBatched;
+    p.flags = sm90::kABatched | sm90::kBBatched | sm90::kCBatched;
     {  // the tile order's divisors, as the provider's sm90_gemm_params sets them
       const unsigned rows = ((pr.M + Cfg::kBM - 1) / Cfg::kBM + Cfg::kClusterM - 1) / Cfg::kClusterM;
       const unsigned cols = (pr.N + Cfg::kBN - 1) / Cfg::kBN;
-      const FastDivisor span = make_fast_divisor(group * cols), whole = make_fast_divisor(group),
-                        tail = make_fast_divisor(rows % group == 0 ? group : rows % group);
+      const sm90::FastDivisor span = sm90::make_fast_divisor(group * cols), whole = sm90::make_fast_divisor(group),
+                              tail = sm90::make_fast_divisor(rows % group == 0 ? group : rows % group);
       p.span_magic = span.magic, p.group_magic = whole.magic, p.tail_magic = tail.magic;
       p.order_shifts = span.shift | whole.shift << 8 | tail.shift << 16;
     }
