@@ -50,13 +50,13 @@ struct TileScheduler {
   /// Within a batch, groups of `group` cluster rows are walked column by
   /// column: (row0, col0), (row1, col0), ..., (row0, col1), ...
   EPG_HOST_DEVICE TileCoord tile(int index, int rank) const {
-    // The producer's first load waits for this. Unsigned, with no division
-    // by the batch's tiles for one batch (signed divisions took ~0.4 of the
-    // ~0.7 us from its register release to that load; its data lands ~0.8 us
-    // later; H200, 2026-12-01: 1024^3 every epilogue 1-4% faster, M = 16 and
-    // 128 (N = K = 8192) 0.2-0.8%), and the divisions by span and by the
-    // group's rows through the host's magic numbers (each a dependent I2F /
-    // MUFU.RCP / F2I chain through the uniform datapath before).
+    // The producer's first load waits for this, so it divides as little as
+    // it can: unsigned, not by the batch's tiles for one batch (signed, this
+    // took ~0.4 of the ~0.7 us from the producer's register release to that
+    // load; unsigned, 1024^3 ran 1-4% faster and M = 16 and 128 0.2-0.8%:
+    // H200, 2026-12-01), and by span and the group's rows through the host's
+    // magic numbers (each otherwise a dependent I2F / MUFU.RCP / F2I chain
+    // through the uniform datapath).
     const unsigned u = static_cast<unsigned>(index), batch = static_cast<unsigned>(per_batch);
     const unsigned l = total == per_batch ? 0u : u / batch;
     const unsigned r = u - l * batch;
