@@ -17,6 +17,25 @@ struct TileCoord {
   int l = 0;   ///< batch index
 };
 
+/// Sets the tile order's divisors in `p` (whose M, N and group_m are set) for
+/// bm x bn tiles in clusters of cluster_m CTAs along M: the FastDivisors of a
+/// group's cluster tiles (its span), of group_m, and of the last group's rows
+/// where the cluster rows do not fill it (else group_m), the shifts in bytes
+/// 0, 1 and 2 of order_shifts, as TileScheduler::tile reads them. The host
+/// calls this before each launch.
+EPG_HOST_DEVICE void set_tile_order_divisors(GemmParams& p, int bm, int bn, int cluster_m) {
+  const unsigned rows = static_cast<unsigned>(((p.M + bm - 1) / bm + cluster_m - 1) / cluster_m);
+  // At least one tile column, so that no divisor is 0 (an empty problem has no tile to order).
+  const unsigned cols = p.N > 0 ? static_cast<unsigned>((p.N + bn - 1) / bn) : 1u;
+  const unsigned group = static_cast<unsigned>(p.group_m);
+  const FastDivisor span = make_fast_divisor(group * cols), whole = make_fast_divisor(group),
+                    tail = make_fast_divisor(rows % group == 0 ? group : rows % group);
+  p.span_magic = span.magic;
+  p.group_magic = whole.magic;
+  p.tail_magic = tail.magic;
+  p.order_shifts = span.shift | whole.shift << 8 | tail.shift << 16;
+}
+
 /// Maps linear cluster-tile indices to tiles. A "cluster tile" is kClusterM
 /// vertically adjacent CTA tiles that share the same columns of B. Cluster c
 /// processes indices c, c + clusters, c + 2*clusters, ... (both CTAs of a

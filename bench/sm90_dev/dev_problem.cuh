@@ -119,14 +119,7 @@ struct Runner {
     p.M = pr.M, p.N = pr.N, p.K = pr.K, p.L = pr.L;
     p.group_m = group;
     p.flags = sm90::kABatched | sm90::kBBatched | sm90::kCBatched;
-    {  // the tile order's divisors, as the provider's sm90_gemm_params sets them
-      const unsigned rows = ((pr.M + Cfg::kBM - 1) / Cfg::kBM + Cfg::kClusterM - 1) / Cfg::kClusterM;
-      const unsigned cols = (pr.N + Cfg::kBN - 1) / Cfg::kBN;
-      const sm90::FastDivisor span = sm90::make_fast_divisor(group * cols), whole = sm90::make_fast_divisor(group),
-                              tail = sm90::make_fast_divisor(rows % group == 0 ? group : rows % group);
-      p.span_magic = span.magic, p.group_magic = whole.magic, p.tail_magic = tail.magic;
-      p.order_shifts = span.shift | whole.shift << 8 | tail.shift << 16;
-    }
+    sm90::set_tile_order_divisors(p, Cfg::kBM, Cfg::kBN, Cfg::kClusterM);
     p.d = pr.D.ptr;
     p.ldd = pr.ldd;
     p.d_batch = pr.D.batch_stride;

@@ -5,10 +5,9 @@
 // operator.
 #include "providers/sm90/sm90_tensor_maps.hpp"
 
-#include <algorithm>
 #include <cstring>
 
-#include "fast_divide.cuh"
+#include "sm90_tile_scheduler.cuh"
 
 namespace epigemm::detail {
 namespace {
@@ -72,25 +71,6 @@ void encode_grouped(const runtime::Driver& driver, const Sm90TmaView& v, unsigne
                what);
 }
 
-/// The FastDivisors of the kernel's tile order (TileScheduler::tile): the
-/// cluster tiles of one group of rows, the group's rows, and the last
-/// group's rows where the cluster rows do not fill it.
-void set_tile_order_divisors(const Problem& p, const Sm90TileConfig& config, Sm90GemmParams& g) {
-  const std::int64_t tiles_m = (p.M + config.bm - 1) / config.bm;
-  const auto cluster_rows = static_cast<unsigned>((tiles_m + config.cluster_m - 1) / config.cluster_m);
-  // At least one tile column, so that no divisor is 0 (an empty problem has no tile to order).
-  const auto tiles_n = std::max(1u, static_cast<unsigned>((p.N + config.bn - 1) / config.bn));
-  const auto group = static_cast<unsigned>(g.group_m);
-  const unsigned tail = cluster_rows % group == 0 ? group : cluster_rows % group;
-  const sm90::FastDivisor span_div = sm90::make_fast_divisor(group * tiles_n);
-  const sm90::FastDivisor group_div = sm90::make_fast_divisor(group);
-  const sm90::FastDivisor tail_div = sm90::make_fast_divisor(tail);
-  g.span_magic = span_div.magic;
-  g.group_magic = group_div.magic;
-  g.tail_magic = tail_div.magic;
-  g.order_shifts = span_div.shift | group_div.shift << 8 | tail_div.shift << 16;
-}
-
 }  // namespace
 
 Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept {
@@ -100,7 +80,7 @@ Sm90GemmParams sm90_gemm_params(const Problem& p, const Sm90Plan& plan, const Sm
   g.K = static_cast<int>(p.K);
   g.L = static_cast<int>(p.L);
   g.group_m = sm90_tile_order_group(p.N, config);
-  set_tile_order_divisors(p, config, g);
+  sm90::set_tile_order_divisors(g, config.bm, config.bn, config.cluster_m);
   using namespace sm90;
   g.flags = (plan.a_batched ? kABatched : 0u) | (plan.b_batched ? kBBatched : 0u) | (plan.c_batched ? kCBatched : 0u) |
             (streamed_once(p.N, config.bn, p.L, plan.a_batched) ? kAEvictFirst : 0u) |
