@@ -8,6 +8,7 @@
 // wgmmas. Compiles run on parallel threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <random>
 
@@ -645,35 +646,62 @@ TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
 
 TEST_F(Sm90Compile, GroupedKTilesOnTheirLayout) {
   // A K-major, B of either major (16-bit) or K-major (the other classes), K
-  // = 4 k-blocks (whole boxes of 4): the seed and coverage epilogues on each
-  // grouped tile.
+  // = 4 k-blocks (whole boxes of 4). Every grouped tile compiles the
+  // coverage epilogues whose code follows the accumulator's layout (loads of
+  // every kind and dtype, stores of every dtype, reductions, the bare
+  // accumulator); the element-wise ones (every op and cast) take turns over
+  // each class's grouped tiles, and so do the seed epilogues, each with B of
+  // both majors, over the 16-bit ones.
   std::vector<Sm90Job> jobs;
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   const DTypeCombo others[] = {{"e4m3", DType::e4m3, DType::e4m3, DType::f32, DType::f32},
                                {"s8", DType::i8, DType::i8, DType::i32, DType::f32},
                                {"tf32", DType::tf32, DType::tf32, DType::f32, DType::f32}};
-  int grouped = 0;
+  const auto class_index = [](Sm90OperandClass c) {
+    return c == Sm90OperandClass::bits16 ? 0 : c == Sm90OperandClass::fp8 ? 1 : c == Sm90OperandClass::int8 ? 2 : 3;
+  };
+  const std::vector<std::string> element_wise = {"arithmetic", "activations", "elementary", "casts"};
+  std::vector<std::vector<Sm90TileConfig>> grouped_of_class(4);
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
-    if (config.k_group == 1) continue;
-    ++grouped;
-    const std::int64_t k = 4 * config.bk();
-    if (config.operands != Sm90OperandClass::bits16) {
-      const DTypeCombo& combo = others[config.operands == Sm90OperandClass::fp8    ? 0
-                                      : config.operands == Sm90OperandClass::int8 ? 1
-                                                                                  : 2];
-      for (const auto& c : coverage_epilogues())
-        jobs.push_back(make_job("grouped_" + combo.name + "_" + c.name, c, combo, config, true, true, rng, nullptr, k));
-      continue;
+    if (config.k_group > 1) grouped_of_class[class_index(config.operands)].push_back(config);
+  }
+  std::vector<std::string> compiled;  // "class epilogue" of every coverage job
+  for (std::size_t cls = 0; cls < grouped_of_class.size(); ++cls) {
+    const std::vector<Sm90TileConfig>& configs = grouped_of_class[cls];
+    ASSERT_FALSE(configs.empty()) << "no grouped tile of class " << cls;
+    const DTypeCombo& combo = cls == 0 ? bf16 : others[cls - 1];
+    const auto add = [&](const EpilogueCase& c, const Sm90TileConfig& config) {
+      jobs.push_back(make_job("grouped_" + combo.name + "_" + c.name, c, combo, config, true, true, rng,
+                              nullptr, 4 * config.bk()));
+      compiled.push_back(std::to_string(cls) + " " + c.name);
+    };
+    std::size_t turn = 0;
+    for (const EpilogueCase& c : coverage_epilogues()) {
+      const bool takes_turns = std::find(element_wise.begin(), element_wise.end(), c.name) != element_wise.end();
+      if (takes_turns) {
+        add(c, configs[turn++ % configs.size()]);
+      } else {
+        for (const Sm90TileConfig& config : configs) add(c, config);
+      }
     }
-    for (const auto& c : seed_epilogues()) {
-      jobs.push_back(make_job("grouped_" + c.name, c, kF16, config, true, true, rng, nullptr, k));
-      jobs.push_back(make_job("grouped_n_major_b_" + c.name, c, kF16, config, true, false, rng, nullptr, k));
-    }
-    for (const auto& c : coverage_epilogues())
-      jobs.push_back(make_job("grouped_" + c.name, c, bf16, config, true, true, rng, nullptr, k));
+  }
+  std::size_t i = 0;
+  for (const EpilogueCase& c : seed_epilogues()) {
+    const Sm90TileConfig& config = grouped_of_class[0][i++ % grouped_of_class[0].size()];
+    jobs.push_back(make_job("grouped_" + c.name, c, kF16, config, true, true, rng, nullptr, 4 * config.bk()));
+    jobs.push_back(make_job("grouped_n_major_b_" + c.name, c, kF16, config, true, false, rng, nullptr, 4 * config.bk()));
   }
   // 64x64 x4, 64x128 x2 and 128x64 x2 of each class, fp8's precise ones, and 16-bit 64x64 x2
-  EXPECT_EQ(grouped, 16);
+  std::size_t grouped = 0;
+  for (const auto& configs : grouped_of_class) grouped += configs.size();
+  EXPECT_EQ(grouped, 16u);
+  // Every class compiled every coverage epilogue on some grouped tile.
+  for (std::size_t cls = 0; cls < grouped_of_class.size(); ++cls) {
+    for (const EpilogueCase& c : coverage_epilogues()) {
+      EXPECT_NE(std::find(compiled.begin(), compiled.end(), std::to_string(cls) + " " + c.name), compiled.end())
+          << c.name << " on class " << cls;
+    }
+  }
   expect_all_compile(std::move(jobs));
 }
 
