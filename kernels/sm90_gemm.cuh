@@ -136,7 +136,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
           tma_load_4d(smem.tile_b(ring.stage), tma_b, full, hint_b, evict_first, 0, tile.n0, kg * Cfg::kKGroup, lb);
         } else {
 #pragma unroll
-          for (int c = 0; c < Cfg::kBN / 64; ++c)
+          for (int c = 0; c < Cfg::kBChunks; ++c)
             tma_load_3d(smem.tile_b(ring.stage) + c * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first,
                         tile.n0 + 64 * c, kg * Cfg::kKGroup * Cfg::kBK, lb);
         }
@@ -147,7 +147,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         // Wait until every consumer in the cluster has released this stage.
         mbar_wait(smem.empty_bar(ring.stage), ring.phase ^ 1);
         const u32 full = smem.full_bar(ring.stage);
-        mbar_arrive_expect_tx(full, Cfg::kStageBytes);
+        mbar_arrive_expect_tx(full, Cfg::kStageLoadBytes);
         const int k0 = kb * Cfg::kBK;
         const u32 a = smem.tile_a(ring.stage);
         if constexpr (Cfg::kMajorA == Major::K) {
@@ -167,7 +167,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
           else
             tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, k0, tile.n0 + rank * kRows, lb);
         } else {
-          constexpr int kChunks = Cfg::kBN / 64 / Cfg::kClusterM;
+          constexpr int kChunks = Cfg::kBChunks / Cfg::kClusterM;
 #pragma unroll
           for (int c = 0; c < kChunks; ++c) {
             const int chunk = rank * kChunks + c;

@@ -45,7 +45,8 @@ inline constexpr int kEdgeTiles = 2;
 /// even, saturated to finite), int, signed char or unsigned char (nearest
 /// even, saturated; NaN gives 0).
 /// kBM x kBN: the CTA tile; its two consumer warpgroups each own 64 x kWgN, with
-/// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {32, 64, 128, 192, 256};
+/// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {32, 64, 128, 160,
+/// 192, 256} (160: cooperative, 1x1, kBM = 128);
 /// kStages: mbarrier ring depth; kClusterM: 1 or 2 (two CTAs along M share B
 /// through TMA multicast);
 /// kEpiSlots: output staging buffers (one chunk each: 64 rows x 128 bytes, or
@@ -127,11 +128,16 @@ struct GemmConfig {
   static constexpr int kAccRegs = kWgN / 2;            ///< accumulators per thread and row block
 
   // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
-  static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
-  static constexpr int kTileBBytes = kBN * 128;  ///< kBN x kBK
+  /// B's 64-column chunks (an N-major B loads whole ones: 160 columns take
+  /// three, the last one half past the tile).
+  static constexpr int kBChunks = (kBN + 63) / 64;
+  static constexpr int kTileABytes = kBM * 128;             ///< kBM x kBK
+  static constexpr int kTileBBytes = kBChunks * 64 * 128;  ///< kBN x kBK, rounded up to whole chunks
   /// A stage: kKGroup k-blocks of A, then kKGroup k-blocks of B.
   static constexpr int kStageABytes = kKGroup * kTileABytes;
   static constexpr int kStageBytes = kKGroup * (kTileABytes + kTileBBytes);
+  /// What a plain stage's loads bring (a K-major B only its kBN rows).
+  static constexpr int kStageLoadBytes = kTileABytes + (kMajorB_ == Major::K ? kBN * 128 : kTileBBytes);
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
   /// An MN-major B's 64-column chunks lie this far apart in a stage (a
   /// grouped stage holds each chunk's kKGroup k-blocks together, one TMA box
@@ -177,7 +183,7 @@ struct GemmConfig {
   /// A: K-major {kBK, kBM, 1}; MN-major {64, kBK, 1} issued kBM/64 times.
   static constexpr int kBoxA0 = kMajorA == Major::K ? kBK : 64;
   static constexpr int kBoxA1 = kMajorA == Major::K ? kBM : kBK;
-  /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued kBN/64/kClusterM times.
+  /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued kBChunks/kClusterM times.
   static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : 64;
   static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBK;
   /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, swizzle kSwizzleD bytes.
@@ -191,11 +197,13 @@ struct GemmConfig {
                 "A and B must both be integers (s8/u8) or both floating point");
   static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
   static_assert(kWgRows * kAccRegs <= 128, "a consumer holds at most 128 accumulators per thread");
-  static_assert(kWgN == 32 || kWgN == 64 || kWgN == 128 || kWgN == 192 || kWgN == 256,
-                "warpgroup tile width must be 32, 64, 128, 192 or 256");
+  static_assert(kWgN == 32 || kWgN == 64 || kWgN == 128 || kWgN == 160 || kWgN == 192 || kWgN == 256,
+                "warpgroup tile width must be 32, 64, 128, 160, 192 or 256");
+  static_assert(kBN % 64 == 0 || (kBM == 128 && kClusterM == 1 && kKGroup == 1 && !kPingpong),
+                "a tile width of part chunks (160) is for the cooperative 128-row 1x1 tile");
   static_assert(kClusterM == 1 || kClusterM == 2, "cluster must be 1x1 or 2x1");
   static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
-                                    : (kBN / 64) % kClusterM == 0 && kBN % 64 == 0,
+                                    : kBChunks % kClusterM == 0,
                 "B tile cannot be split across the cluster");
   static_assert(kOutBytes == 1 || kOutBytes == 2 || kOutBytes == 4,
                 "D must be fp8, s8/u8, f16, bf16, f32 or int");

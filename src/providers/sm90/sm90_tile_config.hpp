@@ -56,7 +56,8 @@ struct Sm90TileConfig {
   /// or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }
   /// Columns of one staged output chunk (Cfg::kChunkCols) for a D of
-  /// `d_bytes` per element: 128 bytes, or the warpgroup tile when narrower.
+  /// `d_bytes` per element: 128 bytes, or the warpgroup tile when narrower,
+  /// halved until it divides the warpgroup tile (160 columns: 32).
   int chunk_cols(int d_bytes) const noexcept;
   /// Whether each consumer's part of a tile is one 64-row block of one staged
   /// chunk for a D of `d_bytes`, on a tile without promotion (the kernel's
@@ -66,7 +67,7 @@ struct Sm90TileConfig {
   bool begins_chunk_early(int d_bytes) const noexcept;
   /// Output staging chunks each consumer holds at once for a D of
   /// `d_bytes` per element: the whole warpgroup tile when shared memory
-  /// allows, else the largest power-of-two part that fits.
+  /// allows, else the largest divisor of its chunk count that fits.
   int epilogue_slots(int d_bytes) const noexcept;
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;

@@ -753,9 +753,11 @@ TEST(Sm90Plan, LoopsOverChunksOnlyForLongEpilogues) {
 TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     SCOPED_TRACE(c.shape_name());
-    // 192-column warpgroups stage an fp8 D in three 64-column chunks.
-    EXPECT_EQ(c.chunk_cols(1), c.warpgroup_n() == 192 ? 64 : std::min(c.warpgroup_n(), 128));
-    EXPECT_EQ(c.chunk_cols(2), std::min(c.warpgroup_n(), 64));
+    // 192-column warpgroups stage an fp8 D in three 64-column chunks,
+    // 160-column ones every D in five of 32.
+    const bool five = c.warpgroup_n() == 160;
+    EXPECT_EQ(c.chunk_cols(1), five ? 32 : c.warpgroup_n() == 192 ? 64 : std::min(c.warpgroup_n(), 128));
+    EXPECT_EQ(c.chunk_cols(2), five ? 32 : std::min(c.warpgroup_n(), 64));
     EXPECT_EQ(c.chunk_cols(4), 32);
     EXPECT_EQ(c.warpgroup_n() % c.chunk_cols(1), 0);
   }
@@ -780,9 +782,11 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
       const int cols = c.chunk_cols(d_bytes);
       // The kernel stages 128-byte rows, or the whole warpgroup tile when it
       // is narrower: 64 bytes, or 32 (fp8 D on 64x64's 32-column warpgroups);
-      // or 64 bytes where 128 do not divide the warpgroup tile (fp8 D, 192).
+      // or less where 128 do not divide the warpgroup tile (fp8 D on 192: 64
+      // bytes; 160 columns: 32-column chunks, 32 to 128 bytes).
       EXPECT_TRUE(cols * d_bytes == 128 || ((cols * d_bytes == 64 || cols * d_bytes == 32) && cols == c.warpgroup_n()) ||
-                  (cols * d_bytes == 64 && c.warpgroup_n() % (128 / d_bytes) != 0))
+                  (cols * d_bytes == 64 && c.warpgroup_n() % (128 / d_bytes) != 0) ||
+                  (cols == 32 && c.warpgroup_n() == 160))
           << c.shape_name();
       EXPECT_EQ(c.warpgroup_n() % cols, 0) << c.shape_name();
       EXPECT_EQ((c.warpgroup_n() / cols) % c.epilogue_slots(d_bytes), 0) << c.shape_name();
@@ -792,6 +796,12 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
   // The 128x256 tile stages an f32 D in halves; 16-bit D whole.
   EXPECT_EQ(kBig16.epilogue_slots(4), 4);
   EXPECT_EQ(kBig16.epilogue_slots(2), 4);
+  // 128x160 (four 40 KB stages, B in three whole 64-column chunks): its five
+  // chunks fit whole for a 16-bit D; for an f32 D the slots must divide five.
+  const Sm90TileConfig mid{128, 160, 1, 4, Sm90OperandClass::bits16};
+  EXPECT_EQ(mid.epilogue_slots(2), 5);
+  EXPECT_EQ(mid.epilogue_slots(4), 1);
+  EXPECT_EQ(mid.shared_bytes(2), 1024 + 4 * (128 + 192) * 128 + 2 * 5 * 64 * 64 + (2 * 4 + 3) * 8);
 }
 
 TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
@@ -908,10 +918,12 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   // the other's main loop); one is not (1024^3 above).
   EXPECT_EQ(shape_of(best_for(2048, 2048, 2048)), "128x128x64_c1x1_pingpong");
   // Where 128x128 would leave a last wave of a third of the SMs (3072^3:
-  // 576 tiles, 4.4 waves; 1536^3 on 64x128: 288 tiles, 2.2 waves), 128x192
-  // (384 tiles, 2.9 waves; 96 tiles, one wave).
+  // 576 tiles, 4.4 waves), 128x192 (384 tiles, 2.9 waves).
   EXPECT_EQ(shape_of(best_for(3072, 3072, 3072)), "128x192x64_c1x1");
-  EXPECT_EQ(shape_of(best_for(1536, 1536, 1536)), "128x192x64_c1x1");
+  // One wave at 1536^3 (64x128: 288 tiles, 2.2 waves): 120 tiles of 128x160
+  // put more SMs to work than 96 of 128x192.
+  EXPECT_EQ(shape_of(best_for(1536, 1536, 1536)), "128x160x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(2048, 1536, 1536)), "128x192x64_c1x1");
 }
 
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
