@@ -35,14 +35,6 @@ FlagSet make_flags() {
   return flags;
 }
 
-// The views of a host allocation presented as CUDA tensors: code generation
-// reads only shapes, strides and dtypes, never the memory.
-ProblemViews as_cuda(ProblemViews views) {
-  views.A.device = views.B.device = Device::cuda;
-  for (TensorRef& t : views.operands) t.device = Device::cuda;
-  return views;
-}
-
 }  // namespace
 
 int emit_command(const std::vector<std::string>& words) {
@@ -53,7 +45,7 @@ int emit_command(const std::vector<std::string>& words) {
       flags.value("target-sm") ? static_cast<int>(parse_integer("target-sm", *flags.value("target-sm"), 10, 1000)) : 90;
   const ProblemSpec spec = read_problem_spec(flags);
   const HostProblem host = allocate_host_problem(spec);
-  const GemmArguments args = make_arguments(spec, as_cuda(host_views(host)));
+  const GemmArguments args = make_arguments(spec, described_as_cuda(host_views(host)));
 
   // Candidates come best first; the first whose kernel takes the problem
   // is the one a GPU would run (device checks aside).

@@ -1,5 +1,7 @@
 // `epigemm list`: every operator the filters admit for a problem, with "ok"
-// or the reason the operator gave for rejecting it.
+// or the reason the operator gave for rejecting it. Without a GPU, a
+// --target-sm lists what a GPU of that architecture would (the tensors only
+// described as CUDA memory, as emit does).
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -16,7 +18,9 @@ namespace {
 FlagSet make_flags() {
   FlagSet flags("epigemm list", "[flags]",
                 "Lists the operators for a problem: each one that supports it (\"ok\", best first) and each one that\n"
-                "does not, with its reason. Takes the same problem flags as epigemm run.");
+                "does not, with its reason. Takes the same problem flags as epigemm run. Without a GPU (and not\n"
+                "--device cpu), --target-sm lists the operators as a GPU of that architecture would rank them:\n"
+                "the tensors are only described as CUDA memory, as epigemm emit does, and nothing runs.");
   add_problem_flags(flags);
   add_device_flags(flags);
   add_operator_flags(flags);
@@ -31,8 +35,14 @@ int list_command(const std::vector<std::string>& words) {
   if (parse_or_print_help(flags, words)) return kExitOk;
   reject_positionals(flags.positionals(), flags.command());
   const ProblemSpec spec = read_problem_spec(flags);
-  const DeviceChoice device = choose_device(flags);
-  const OperatorQuery query = read_operator_query(flags, device.target_sm);
+  DeviceChoice device = choose_device(flags);
+  OperatorQuery query = read_operator_query(flags, device.target_sm);
+  const bool described = !device.cuda && device.target_sm > 0 && flags.value("device").value_or("auto") != "cpu";
+  if (described) {
+    query.ignore_devices = true;
+    device.note = "no CUDA device found: the operators judge the problem as on an sm_" +
+                  std::to_string(device.target_sm) + " GPU (\"ok\": it would run there, not here)";
+  }
 
   // Operators look at shapes, dtypes, strides and where the memory is, not
   // at values: the tensors are allocated, never filled.
@@ -44,13 +54,17 @@ int list_command(const std::vector<std::string>& words) {
     context.emplace(driver, device.device);
     on_device = std::make_unique<DeviceProblem>(driver, device.device, host, /*upload=*/false);
   }
-  const GemmArguments args = make_arguments(spec, on_device ? on_device->views() : host_views(host));
+  const ProblemViews views =
+      on_device ? on_device->views() : described ? described_as_cuda(host_views(host)) : host_views(host);
+  const GemmArguments args = make_arguments(spec, views);
   const std::vector<OperatorCandidate> candidates = explain_operators(args, query);
 
   std::cout << "problem: " << describe_problem(spec) << "\n";
   std::cout << "bindings:\n" << describe_bindings(spec);
   if (!device.note.empty()) std::cout << device.note << "\n";
-  std::cout << "tensors on " << (device.cuda ? "cuda:" + std::to_string(device.device) : std::string("host"));
+  std::cout << "tensors " << (device.cuda ? "on cuda:" + std::to_string(device.device)
+                             : described ? std::string("described as cuda")
+                                         : std::string("on host"));
   if (device.target_sm > 0) std::cout << ", target sm_" << device.target_sm;
   std::cout << "\n";
   std::size_t supported = 0;

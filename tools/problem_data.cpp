@@ -95,6 +95,12 @@ ProblemViews host_views(const HostProblem& host) {
   return views;
 }
 
+ProblemViews described_as_cuda(ProblemViews views) {
+  views.A.device = views.B.device = Device::cuda;
+  for (TensorRef& t : views.operands) t.device = Device::cuda;
+  return views;
+}
+
 std::map<std::string, Binding> make_bindings(const ProblemSpec& spec, const ProblemViews& views) {
   std::map<std::string, Binding> bindings;
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {

@@ -36,6 +36,11 @@ struct ProblemViews {
 
 ProblemViews host_views(const HostProblem& host);
 
+/// The same views presented as CUDA tensors, for commands that only describe
+/// a problem to the operators (shapes, strides, dtypes) and never touch its
+/// memory: emit, and list without a GPU.
+ProblemViews described_as_cuda(ProblemViews views);
+
 /// The bindings of the epilogue: numbers by value, tensors by view.
 std::map<std::string, Binding> make_bindings(const ProblemSpec& spec, const ProblemViews& views);
 

@@ -48,6 +48,12 @@ struct OperatorQuery {
   std::function<bool(const OperatorMetadata&)> metadata_filter{};
   /// Keep only these providers (empty keeps all).
   std::vector<std::string> providers{};
+  /// Judge each operator on the problem alone, skipping the checks of this
+  /// machine's devices (driver, device ordinal and SM version, where the
+  /// pointers point): for tools that describe what a GPU of target_sm would
+  /// run, on a machine without one (`epigemm list`). An operator found ok
+  /// this way may still be unable to run here.
+  bool ignore_devices = false;
 };
 
 class Operator {

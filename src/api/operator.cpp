@@ -92,7 +92,7 @@ std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, cons
     }
     for (auto& impl : provider->operators(target_sm)) {
       if (query.metadata_filter && !query.metadata_filter(impl->metadata())) continue;
-      Status status = impl->supports(problem);
+      Status status = query.ignore_devices ? impl->supports_problem(problem) : impl->supports(problem);
       candidates.push_back({Operator(impl), std::move(status)});
     }
   }

@@ -21,6 +21,10 @@ class OperatorImpl {
 
   /// Whether this operator can run the (already validated) problem.
   virtual Status supports(const Problem& problem) const = 0;
+  /// supports() without the checks of this machine's devices (see
+  /// OperatorQuery::ignore_devices); operators that check none need not
+  /// override it.
+  virtual Status supports_problem(const Problem& problem) const { return supports(problem); }
   /// Builds whatever the problem's class needs (a JIT kernel, ...).
   virtual void compile(const Problem& problem) { (void)problem; }
   /// Runs; called only when supports() said ok.

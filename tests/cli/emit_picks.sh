@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# `epigemm emit` must name the operator a GPU run picks. Its tensors are host
-# buffers viewed as device ones, and the sm90 heuristic ranks tiles by the
-# base address's alignment, so those buffers must be aligned as cudaMalloc's
-# are. Expected: the picks bench/RESULTS.md records on the H200 (132 SMs,
-# the heuristic's default SM count without a device).
+# `epigemm emit` must name the operator a GPU run picks, and so must the
+# first "ok" row of `epigemm list --target-sm 90` on a machine without a GPU.
+# Their tensors are host buffers viewed as device ones, and the sm90
+# heuristic ranks tiles by the base address's alignment, so those buffers
+# must be aligned as cudaMalloc's are. Expected: the picks bench/RESULTS.md
+# records on the H200 (132 SMs, the heuristic's default SM count without a
+# device).
 #   emit_picks.sh EPIGEMM_BINARY
 set -u
 binary=$1
@@ -15,6 +17,14 @@ expect() {
   got=$("$binary" emit --mnkl "$mnkl" --ab-dtype bf16 | head -1)
   if [[ "$got" != "// epigemm emit: operator $want" ]]; then
     echo "emit --mnkl $mnkl: got '$got', want operator $want"
+    failed=1
+  fi
+  local listing
+  listing=$("$binary" list --target-sm 90 --mnkl "$mnkl" --ab-dtype bf16) || { echo "list --mnkl $mnkl failed"; failed=1; return; }
+  grep -q '^tensors described as cuda' <<< "$listing" || return 0  # a GPU here: list ranks for it
+  got=$(awk '$NF == "ok" { print $1; exit }' <<< "$listing")
+  if [[ "$got" != "$want" ]]; then
+    echo "list --target-sm 90 --mnkl $mnkl: first ok operator '$got', want $want"
     failed=1
   fi
 }

@@ -41,8 +41,28 @@ int current_device_target_sm() noexcept {
   }
 }
 
-Status DeviceChecks::check(const Problem& p) {
+Status DeviceChecks::check_tensors(const Problem& p) const {
   if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the " + std::string(provider_) + " provider needs CUDA tensors");
+  const auto aligned = [](std::string_view name, const TensorRef& t) {
+    const auto address = reinterpret_cast<std::uintptr_t>(t.data);
+    const auto element = static_cast<std::uintptr_t>(size_bytes(t.dtype));
+    if (address % element == 0) return Status::ok();
+    return Status::unsupported(std::string(name) + "'s pointer " + hex_address(address) + " is not aligned to its " +
+                               std::to_string(element) + "-byte " + std::string(to_string(t.dtype)) + " elements");
+  };
+  if (Status s = aligned("A", *p.A.tensor); !s) return s;
+  if (Status s = aligned("B", *p.B.tensor); !s) return s;
+  for (const auto* list : {&p.inputs, &p.outputs}) {
+    for (const EpilogueOperand& op : *list) {
+      if (op.tensor == nullptr) continue;
+      if (Status s = aligned(op.name, *op.tensor); !s) return s;
+    }
+  }
+  return Status::ok();
+}
+
+Status DeviceChecks::check(const Problem& p) {
+  if (Status s = check_tensors(p); !s) return s;
   Status why = Status::ok();
   const runtime::Driver* driver = runtime::Driver::get(&why);
   if (driver == nullptr) return Status::unsupported("the " + std::string(provider_) + " provider cannot run here: " + why.reason());
@@ -74,11 +94,6 @@ Status DeviceChecks::check(const Problem& p) {
 
 Status DeviceChecks::check_pointer(std::string_view name, const TensorRef& t, int device) {
   const auto address = reinterpret_cast<std::uintptr_t>(t.data);
-  const auto element = static_cast<std::uintptr_t>(size_bytes(t.dtype));
-  if (address % element != 0) {
-    return Status::unsupported(std::string(name) + "'s pointer " + hex_address(address) + " is not aligned to its " +
-                               std::to_string(element) + "-byte " + std::string(to_string(t.dtype)) + " elements");
-  }
   if (remembered(address, device)) return Status::ok();
   const runtime::PointerInfo info = runtime::Driver::require().pointer_info(t.data);
   if (!info.is_device) {

@@ -26,6 +26,9 @@ class DeviceChecks {
   /// Status::ok() when `problem` can run on its device; else the reason,
   /// naming the tensor at fault. Allocates only when it fails.
   Status check(const Problem& problem);
+  /// The part of check() that needs no driver: the tensors are CUDA ones
+  /// and every pointer is aligned to its elements.
+  Status check_tensors(const Problem& problem) const;
 
  private:
   struct Verified {

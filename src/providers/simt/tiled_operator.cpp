@@ -106,6 +106,11 @@ Status TiledOperator::supports(const Problem& p) const {
   return device_checks_.check(p);
 }
 
+Status TiledOperator::supports_problem(const Problem& p) const {
+  if (Status s = check_problem(p); !s) return s;
+  return device_checks_.check_tensors(p);
+}
+
 std::string TiledOperator::generated_source(const Problem& p) const {
   if (Status s = check_problem(p); !s) throw Error(ErrorKind::Unsupported, metadata().name + ": " + s.reason());
   return codegen::kernel_source(p, kernel_.kind);

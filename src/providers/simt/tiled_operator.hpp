@@ -47,6 +47,7 @@ class TiledOperator final : public OperatorImpl {
   TiledOperator(const TiledKernel& kernel, int target_sm);
 
   Status supports(const Problem& problem) const override;
+  Status supports_problem(const Problem& problem) const override;
   void compile(const Problem& problem) override;
   void run(const Problem& problem, void* stream) override;
   std::string generated_source(const Problem& problem) const override;

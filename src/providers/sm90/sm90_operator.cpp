@@ -56,6 +56,11 @@ Sm90Operator::Sm90Operator(const Sm90TileConfig& config)
     : OperatorImpl(sm90_metadata(config)), config_(config), maps_(config) {}
 
 Status Sm90Operator::supports(const Problem& p) const {
+  if (Status s = supports_problem(p); !s) return s;
+  return check_device(p);
+}
+
+Status Sm90Operator::supports_problem(const Problem& p) const {
   if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the sm90 provider needs CUDA tensors");
   Sm90Plan plan;
   if (Status s = make_sm90_plan(p, config_, plan); !s) return s;
@@ -66,7 +71,7 @@ Status Sm90Operator::supports(const Problem& p) const {
                                std::to_string((kMaxArgumentBytes - kMapBytes - sizeof(Sm90GemmParams)) /
                                               sizeof(codegen::DeviceOperand)));
   }
-  return check_device(p);
+  return device_checks_.check_tensors(p);
 }
 
 Sm90Plan Sm90Operator::launch_plan(const Problem& p) const {

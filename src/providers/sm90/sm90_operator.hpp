@@ -43,6 +43,7 @@ class Sm90Operator final : public OperatorImpl {
   explicit Sm90Operator(const Sm90TileConfig& config);
 
   Status supports(const Problem& problem) const override;
+  Status supports_problem(const Problem& problem) const override;
   void compile(const Problem& problem) override;
   void run(const Problem& problem, void* stream) override;
   std::string generated_source(const Problem& problem) const override;

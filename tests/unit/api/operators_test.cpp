@@ -90,6 +90,47 @@ TEST_F(Operators, GpuCandidatesGiveReasonsAndGenerateSource) {
   EXPECT_EQ(generated, (std::set<std::string>{"simt", "sm80", "sm90"}));
 }
 
+// With ignore_devices an operator judges the problem alone: the GPU
+// operators whose kernels take it say ok whether or not this machine has a
+// GPU, and those that refuse it give the problem's reason, not the machine's.
+TEST_F(Operators, IgnoringDevicesJudgesTheProblemAlone) {
+  HostGemm wide(1, 256, 256, 128, DType::bf16, rng);
+  HostTensor Dh(DType::bf16, {1, 256, 256});
+  auto cuda = [](const TensorRef& t) { return TensorRef::cuda(t.data, t.dtype, t.shape, t.strides); };
+  GemmArguments args{.A = cuda(wide.A), .B = cuda(wide.B), .out = cuda(Dh)};
+  const OperatorQuery query{.target_sm = 90, .ignore_devices = true};
+
+  const auto candidates = explain_operators(args, query);
+  ASSERT_FALSE(candidates.empty());
+  ASSERT_TRUE(candidates.front().status.is_ok()) << candidates.front().status.reason();
+  EXPECT_EQ(candidates.front().op.metadata().provider, "sm90");
+  bool seen_refused = false;
+  std::set<std::string> took;
+  for (const auto& c : candidates) {
+    if (c.status) {
+      took.insert(c.op.name());
+      EXPECT_FALSE(seen_refused) << c.op.name() << " (ok) ranks below a refused operator";
+      EXPECT_FALSE(c.op.generated_source(args).empty()) << c.op.name();
+    } else {
+      seen_refused = true;
+      EXPECT_EQ(c.status.reason().find("cannot run here"), std::string::npos) << c.op.name() << ": " << c.status.reason();
+    }
+  }
+  EXPECT_TRUE(seen_refused);  // the other operand classes and the host provider
+
+  // The problem's own checks stay: every operator that took it refuses an
+  // A off its elements' alignment, saying so.
+  TensorRef shifted = cuda(wide.A);
+  shifted.data = static_cast<char*>(shifted.data) + 1;
+  args.A = shifted;
+  for (const auto& c : explain_operators(args, query)) {
+    EXPECT_FALSE(c.status.is_ok()) << c.op.name();
+    if (took.count(c.op.name())) {
+      EXPECT_NE(c.status.reason().find("aligned"), std::string::npos) << c.op.name() << ": " << c.status.reason();
+    }
+  }
+}
+
 // fp8 GEMMs accumulate precisely by default, as cuBLASLt and
 // torch._scaled_mm do; a metadata filter on "fp8_accumulation" opts into
 // the tensor cores' fast accumulation.
