@@ -7,9 +7,9 @@
 # Python binding, then on the GPU:
 #   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 16x8192x8192:col [--only none,reluF] [--dump F]
 # (":col": B column-major, K contiguous). Each consumer's thread 0 writes one
-# record of 27 64-bit words over the first four rows of its part of its last
+# record of 35 64-bit words over the first five rows of its part of its last
 # tile in D, 8 words (64 bytes) per row (D's values are lost: nothing is
-# checked; M >= 4, and the part at least 64 bytes wide).
+# checked; M >= 5, and the part at least 64 bytes wide).
 # Printed per problem and epilogue, per tile (median [min, max] over the
 # consumers, microseconds):
 #   order-wait  the pingpong hand-over barrier before a tile's main loop
@@ -28,7 +28,11 @@
 # tail after the chunks (a staged output: its wait for D's stores, then its
 # own); and the computation by chunk position, for tiles of four chunks
 # (pingpong 128x128 with a 16-bit D: row block 0 chunks 0, 1, then row
-# block 1's). --dump F appends one JSON line per problem and epilogue to F:
+# block 1's; with more chunks the positions wrap, so position 0 of a
+# five-chunk tile holds chunks 0 and 4); per warp of a consumer (its last tile, cycles after the
+# consumer's first warp entered the epilogue), its entry and its arrival at
+# the last flush, to see whether a flush waits for warps that started late
+# or ran slow. --dump F appends one JSON line per problem and epilogue to F:
 # each consumer's CTA, SM, part, first column of D and main-loop time (us),
 # to see whether a slow consumer follows its tile or its SM across runs.
 import json
@@ -78,7 +82,7 @@ def run(M, N, K, name, reps=7, b_col=False, dump=None):
         print(f"{M}x{N}x{K}{' B col-major' if b_col else ''} {name}: no records (stream-K or an edge tile held the last ones)")
         return
     row_words = N * D.element_size() // 8
-    recs = [[words[i + (j // 8) * row_words + j % 8].item() for j in range(27)] for i in at]
+    recs = [[words[i + (j // 8) * row_words + j % 8].item() for j in range(35)] for i in at]
     tiles = [r[1] >> 48 for r in recs]
     per_tile = lambda j, unit=1e3: [r[j] / max(1, t) / unit for r, t in zip(recs, tiles)]  # ns -> us
     head = [(r[7] & 0xFFFFFFFF) / 1e3 for r in recs]
@@ -102,6 +106,15 @@ def run(M, N, K, name, reps=7, b_col=False, dump=None):
     print(f"  epilogue cycles per tile: staged input wait {qc(cyc(12))} chunks {qc(cyc(13))}"
           f" flushes {qc(cyc(14))} tail {qc(cyc(15))} (its wait for D {qc(cyc(20))})")
     print(f"  chunks by position: {' '.join(qc(cyc(j)) for j in range(16, 20))}")
+    # Per warp of a consumer, the last tile: its epilogue entry and its
+    # arrival at the last flush, in cycles after the consumer's first warp
+    # entered (clock64 is the SM's).
+    entry = [[r[27 + w] for w in range(4)] for r in recs]
+    arrive = [[r[31 + w] for w in range(4)] for r in recs]
+    since_first = lambda v, e: [x - min(e) for x in v]
+    for w in range(4):
+        print(f"  warp {w}: entry {qc([since_first(e, e)[w] for e in entry])}"
+              f" flush arrival {qc([since_first(a, e)[w] for a, e in zip(arrive, entry)])}")
     if dump:
         cols = [(i % row_words) * 8 // D.element_size() for i in at]
         consumers = [{"cta": r[1] >> 32 & 0xFFFF, "sm": r[1] >> 8 & 0xFFFF, "part": r[1] & 0xFF, "n": n, "main_us": m}
