@@ -63,6 +63,10 @@ Status DeviceChecks::check_tensors(const Problem& p) const {
 
 Status DeviceChecks::check(const Problem& p) {
   if (Status s = check_tensors(p); !s) return s;
+  return check_machine(p);
+}
+
+Status DeviceChecks::check_machine(const Problem& p) {
   Status why = Status::ok();
   const runtime::Driver* driver = runtime::Driver::get(&why);
   if (driver == nullptr) return Status::unsupported("the " + std::string(provider_) + " provider cannot run here: " + why.reason());

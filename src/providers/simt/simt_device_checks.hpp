@@ -29,6 +29,9 @@ class DeviceChecks {
   /// The part of check() that needs no driver: the tensors are CUDA ones
   /// and every pointer is aligned to its elements.
   Status check_tensors(const Problem& problem) const;
+  /// The rest of check(), for a problem that passed check_tensors(): the
+  /// driver, device ordinal, current device, SM, and where each pointer points.
+  Status check_machine(const Problem& problem);
 
  private:
   struct Verified {

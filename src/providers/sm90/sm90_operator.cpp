@@ -118,8 +118,9 @@ Status Sm90Operator::check_device(const Problem& p) const {
                                  "; the sm90 kernels need an sm_90 (Hopper) GPU");
     }
   }
-  // Device ordinal, current context, pointer kinds and element alignment.
-  return device_checks_.check(p);
+  // Device ordinal, current context and pointer kinds (supports_problem
+  // checked the element alignment).
+  return device_checks_.check_machine(p);
 }
 
 int Sm90Operator::preference(const Problem& p) const {
