@@ -7,7 +7,7 @@
 # Python binding, then on the GPU:
 #   PYTHONPATH=build/python python3 bench/sm90_dev/trace_tiles.py 4096x4096x512 16x8192x8192:col [--only none,reluF] [--dump F]
 # (":col": B column-major, K contiguous). Each consumer's thread 0 writes one
-# record of 35 64-bit words over the first five rows of its part of its last
+# record of 38 64-bit words over the first five rows of its part of its last
 # tile in D, 8 words (64 bytes) per row (D's values are lost: nothing is
 # checked; M >= 5, and the part at least 64 bytes wide).
 # Printed per problem and epilogue, per tile (median [min, max] over the
@@ -24,7 +24,8 @@
 # first data; the producer's tensormap prefetches, scheduler, first tile.
 # Inside the epilogue, SM cycles (clock64) per tile: the staged input's
 # wait, the chunks' computation and shared stores (the wait for free slots
-# and its barrier included), D's flushes (fence, barrier, TMA stores), the
+# and its barrier included), D's flushes (fence, barrier, TMA stores; the
+# fence and the barrier also alone), the
 # tail after the chunks (a staged output: its wait for D's stores, then its
 # own); and the computation by chunk position, for tiles of four chunks
 # (pingpong 128x128 with a 16-bit D: row block 0 chunks 0, 1, then row
@@ -32,7 +33,10 @@
 # five-chunk tile holds chunks 0 and 4); per warp of a consumer (its last tile, cycles after the
 # consumer's first warp entered the epilogue), its entry and its arrival at
 # the last flush, to see whether a flush waits for warps that started late
-# or ran slow. --dump F appends one JSON line per problem and epilogue to F:
+# or ran slow; and the cycles thread 0 spends issuing the staged input's
+# load inside the main loop. The epilogue's sums stay in registers until
+# the tile's stores are issued (summing them in global memory chunk by
+# chunk once delayed warp 0 alone by ~1500 cycles at 1536^3). --dump F appends one JSON line per problem and epilogue to F:
 # each consumer's CTA, SM, part, first column of D and main-loop time (us),
 # to see whether a slow consumer follows its tile or its SM across runs.
 import json
@@ -82,7 +86,7 @@ def run(M, N, K, name, reps=7, b_col=False, dump=None):
         print(f"{M}x{N}x{K}{' B col-major' if b_col else ''} {name}: no records (stream-K or an edge tile held the last ones)")
         return
     row_words = N * D.element_size() // 8
-    recs = [[words[i + (j // 8) * row_words + j % 8].item() for j in range(35)] for i in at]
+    recs = [[words[i + (j // 8) * row_words + j % 8].item() for j in range(38)] for i in at]
     tiles = [r[1] >> 48 for r in recs]
     per_tile = lambda j, unit=1e3: [r[j] / max(1, t) / unit for r, t in zip(recs, tiles)]  # ns -> us
     head = [(r[7] & 0xFFFFFFFF) / 1e3 for r in recs]
@@ -104,8 +108,9 @@ def run(M, N, K, name, reps=7, b_col=False, dump=None):
     cyc = lambda j: per_tile(j, 1)  # clock64 sums: cycles
     qc = lambda v: f"{st.median(v):6.0f} [{min(v):5.0f},{max(v):6.0f}]"
     print(f"  epilogue cycles per tile: staged input wait {qc(cyc(12))} chunks {qc(cyc(13))}"
-          f" flushes {qc(cyc(14))} tail {qc(cyc(15))} (its wait for D {qc(cyc(20))})")
+          f" flushes {qc(cyc(14))} (fence {qc(cyc(36))} barrier {qc(cyc(37))}) tail {qc(cyc(15))} (its wait for D {qc(cyc(20))})")
     print(f"  chunks by position: {' '.join(qc(cyc(j)) for j in range(16, 20))}")
+    print(f"  staged input's load issued (thread 0, in the main loop): {qc(cyc(35))} cycles per tile")
     # Per warp of a consumer, the last tile: its epilogue entry and its
     # arrival at the last flush, in cycles after the consumer's first warp
     # entered (clock64 is the SM's).
