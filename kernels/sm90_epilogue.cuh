@@ -121,6 +121,10 @@ inline constexpr bool kAuxInRing = !Cfg::kPingpong && Cfg::kClusterM == 1 && Cfg
 /// rule (Sm90TileConfig::begins_chunk_early) must agree with the kernel's.
 EPIGEMM_HOOK_FLAG(HoldsVectors, kHoldsVectors);
 
+/// Whether a hook loads each chunk's vector values while the chunk before it
+/// is computed (EpgSm90Hook's kHoldVectors 2): for tiles of several chunks only.
+EPIGEMM_HOOK_FLAG(PreloadsVectors, kPreloadsVectors);
+
 /// Whether a hook loads row or column vectors (`static constexpr bool
 /// kLoadsVectors = true`): the kernel then takes its shared memory base
 /// through a shuffle (see gemm_kernel).

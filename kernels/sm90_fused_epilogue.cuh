@@ -152,11 +152,14 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // slots (its value reaches Tile::operator() as `staged`), or -1;
 // kStagedOut: the tile output besides D that the kernel stages and
 // TMA-stores like D (its value leaves Tile::operator() through `aux`), or -1;
-// kHoldVectors: the kernel begins a warpgroup tile's only chunk before its
-// last main-loop stage (kBeginsChunkEarly), so the Tile loads its row and
-// column vector values when the chunk begins, into registers (else each
-// element loads its own, which the compiler schedules best among the
-// epilogue's work);
+// kHoldVectors: where the Tile's row and column vector values come from:
+// 0, each element loads its own (the compiler schedules them among the
+// chunk's work, so each chunk waits for its loads); 1, the kernel begins a
+// warpgroup tile's only chunk before its last main-loop stage
+// (kBeginsChunkEarly), so the Tile loads them into registers when the
+// chunk begins; 2, tiles of several chunks: each chunk's are loaded into
+// registers while the chunk before it is computed (the first chunk's when
+// it begins), so that only the first chunk waits for them;
 // kDByThreads: 0 when TMA stores D; else D's rows, batches or pointer are not
 // 16-byte aligned, so the kernel's threads store every chunk of D (TMA
 // cannot), one element per store (1) or, where they are 4-byte aligned, in
@@ -166,7 +169,7 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, bool kHoldVectors = false, int kDByThreads = 0,
+          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, int kHoldVectors = 0, int kDByThreads = 0,
           class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
@@ -182,8 +185,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
 
   // Long epilogues stage their output chunks in a loop (see LoopsChunks).
   static constexpr bool kLoopChunks = kLoop;
-  // Row and column vector values loaded when a chunk begins (HoldsVectors).
-  static constexpr bool kHoldsVectors = kHoldVectors;
+  static_assert(kHoldVectors >= 0 && kHoldVectors <= 2, "kHoldVectors is 0, 1 or 2");
+  // Row and column vector values loaded when a chunk begun early begins
+  // (HoldsVectors), or one chunk ahead (PreloadsVectors).
+  static constexpr bool kHoldsVectors = kHoldVectors == 1;
+  static constexpr bool kPreloadsVectors = kHoldVectors == 2;
   static constexpr bool kStoresDByThreads = kDByThreads != 0;
   static constexpr bool kStoresDInWords = kDByThreads == 4;
   static constexpr bool kLoadsVectors = epg_sm90_loads<Epi, kEpgLoadRow>() || epg_sm90_loads<Epi, kEpgLoadColumn>();
@@ -285,7 +291,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     // zeros or stale, their accumulators anything; nothing but the value
     // itself leaves, and their reductions combine the identity instead.
     static constexpr bool kEvaluatesFreely =
-        epg_sm90_touches_no_memory<Epi, kDSlot, kStaged, kStagedOut, kHoldVectors>();
+        epg_sm90_touches_no_memory<Epi, kDSlot, kStaged, kStagedOut, kHoldVectors != 0>();
     const Params& p;
     long long l;
     int M, N;
@@ -301,9 +307,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     void* chunk_out[kOutputs];
     // With kHoldVectors, per row vector input, the thread's kCols elements of
     // the current chunk (by c); per column vector input, its two rows' (by
-    // h). Loaded as stored when the chunk begins and decoded where used, so
-    // that the loads are in flight early (a decode right after a load would
-    // wait for it).
+    // h). Loaded as stored and decoded where used, so that the loads are in
+    // flight early (a decode right after a load would wait for it). With
+    // kHoldVectors 2, `upcoming` holds the next chunk's row vector values
+    // (its column values are this chunk's), loaded when this chunk begins;
+    // `primed` says whether a chunk of this tile has begun.
     template <int I, bool = (I < Epi::kNumInputs)>
     struct Vectors : Vectors<I + 1> {
       typename EpgStorage<Epi::kInDType[I]>::type v[kVecSlots];
@@ -311,9 +319,15 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     template <int I>
     struct Vectors<I, false> {};
     Vectors<0> vectors;
+    Vectors<0> upcoming;
+    bool primed = false;
     template <int I>
     __device__ __forceinline__ auto& vec() {
-      return static_cast<Vectors<I>&>(vectors).v;
+      return vec<I>(vectors);
+    }
+    template <int I>
+    static __device__ __forceinline__ auto& vec(Vectors<0>& set) {
+      return static_cast<Vectors<I>&>(set).v;
     }
 
     __device__ __forceinline__ Tile(const EpgSm90Hook& hook, int batch, int rows, int columns)
@@ -340,8 +354,46 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     // The thread's first column n0 and row row0 of the chunk that follows:
     // element (h, c) lies 8h rows and 8 (c / 2) + c % 2 columns from them.
     __device__ __forceinline__ void begin_chunk(int n0, int row0) {
-      chunk_bases<0>(n0, row0);
+      if constexpr (kHoldVectors == 2) {
+        // The first chunk loads its vector values; the later ones take
+        // those loaded one chunk ahead.
+        if (primed) take_upcoming<0>();
+        chunk_bases<0>(n0, row0, !primed);
+        primed = true;
+        load_row_vectors<0>(upcoming, n0 + kChunkCols);
+      } else {
+        chunk_bases<0>(n0, row0, true);
+      }
       chunk_out_bases<0>(n0, row0);
+    }
+
+    // kHoldVectors 2: the row vector values loaded at the previous chunk's
+    // begin_chunk become this chunk's (the column values stay: same rows).
+    template <int I>
+    __device__ __forceinline__ void take_upcoming() {
+      if constexpr (I < Epi::kNumInputs) {
+        if constexpr (Epi::kInLoadKind[I] == kEpgLoadRow) {
+#pragma unroll
+          for (int k = 0; k < kCols; ++k) vec<I>()[k] = vec<I>(upcoming)[k];
+        }
+        take_upcoming<I + 1>();
+      }
+    }
+
+    // Each row vector input's values for the chunk whose thread's first
+    // column is n0, into `set`.
+    template <int I>
+    __device__ __forceinline__ void load_row_vectors(Vectors<0>& set, int n0) {
+      if constexpr (I < Epi::kNumInputs) {
+        if constexpr (Epi::kInLoadKind[I] == kEpgLoadRow) {
+          constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
+          using S = typename EpgStorage<Epi::kInDType[I]>::type;
+          const EpgOperand& o = p.in[I];
+          const S* at = static_cast<const S*>(o.ptr) + l * o.stride_l + (kUnit ? n0 : n0 * o.stride_n);
+          load_vector<I, kCols>(set, at, kUnit ? 1 : o.stride_n, N - n0, [](int c) { return 8 * (c / 2) + c % 2; });
+        }
+        load_row_vectors<I + 1>(set, n0);
+      }
     }
 
     template <int J>
@@ -357,43 +409,49 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       }
     }
 
+    // Each input's base for the chunk (tile inputs, vectors not held), or
+    // with kHoldVectors its vector values when `load_held` is true.
     template <int I>
-    __device__ __forceinline__ void chunk_bases(int n0, int row0) {
+    __device__ __forceinline__ void chunk_bases(int n0, int row0, bool load_held) {
       if constexpr (I < Epi::kNumInputs) {
         constexpr int kKind = Epi::kInLoadKind[I];
         constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
         using S = typename EpgStorage<Epi::kInDType[I]>::type;
         const EpgOperand& o = p.in[I];
         const S* base = static_cast<const S*>(o.ptr) + l * o.stride_l;
-        if constexpr (kKind == kEpgLoadRow && !kHoldVectors) {
+        if constexpr (kKind == kEpgLoadRow && kHoldVectors == 0) {
           chunk_in[I] = base + (kUnit ? n0 : n0 * o.stride_n);
-        } else if constexpr (kKind == kEpgLoadColumn && !kHoldVectors) {
+        } else if constexpr (kKind == kEpgLoadColumn && kHoldVectors == 0) {
           chunk_in[I] = base + (kUnit ? row0 : row0 * o.stride_m);
         } else if constexpr (kKind == kEpgLoadRow) {
           const S* at = base + (kUnit ? n0 : n0 * o.stride_n);
-          load_vector<I, kCols>(at, kUnit ? 1 : o.stride_n, N - n0, [](int c) { return 8 * (c / 2) + c % 2; });
+          if (load_held)
+            load_vector<I, kCols>(vectors, at, kUnit ? 1 : o.stride_n, N - n0,
+                                  [](int c) { return 8 * (c / 2) + c % 2; });
         } else if constexpr (kKind == kEpgLoadColumn) {
           const S* at = base + (kUnit ? row0 : row0 * o.stride_m);
-          load_vector<I, 2>(at, kUnit ? 1 : o.stride_m, M - row0, [](int h) { return 8 * h; });
+          if (load_held) load_vector<I, 2>(vectors, at, kUnit ? 1 : o.stride_m, M - row0, [](int h) { return 8 * h; });
         } else if constexpr (kKind == kEpgLoadTile && I != kStaged) {
           chunk_in[I] = base + row0 * o.stride_m + (kUnit ? n0 : n0 * o.stride_n);
         }
-        chunk_bases<I + 1>(n0, row0);
+        chunk_bases<I + 1>(n0, row0, load_held);
       }
     }
 
-    // Elements 0 .. kCount - 1 of vector input I, element k `offset(k)`
-    // steps from `at`; those `room` or more steps away lie outside the input.
+    // Elements 0 .. kCount - 1 of vector input I into `set`, element k
+    // `offset(k)` steps from `at`; those `room` or more steps away lie
+    // outside the input (zeros).
     template <int I, int kCount, class S, class Offset>
-    __device__ __forceinline__ void load_vector(const S* at, long long step, int room, const Offset& offset) {
+    static __device__ __forceinline__ void load_vector(Vectors<0>& set, const S* at, long long step, int room,
+                                                       const Offset& offset) {
       if (offset(kCount - 1) < room) {
 #pragma unroll
-        for (int k = 0; k < kCount; ++k) vec<I>()[k] = __ldg(at + offset(k) * step);
+        for (int k = 0; k < kCount; ++k) vec<I>(set)[k] = __ldg(at + offset(k) * step);
       } else {
 #pragma unroll
         for (int k = 0; k < kCount; ++k) {
-          vec<I>()[k] = S{};
-          if (offset(k) < room) vec<I>()[k] = __ldg(at + offset(k) * step);
+          vec<I>(set)[k] = S{};
+          if (offset(k) < room) vec<I>(set)[k] = __ldg(at + offset(k) * step);
         }
       }
     }
@@ -445,9 +503,9 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
       } else {
         // Offsets from the chunk's base (begin_chunk): constants, with unit strides.
         const int dn = 8 * (c / 2) + c % 2, dm = 8 * h;
-        if constexpr (kKind == kEpgLoadRow && kHoldVectors) {
+        if constexpr (kKind == kEpgLoadRow && kHoldVectors != 0) {
           return epg_decode<kDType, Compute>(t.template vec<I>()[c]);
-        } else if constexpr (kKind == kEpgLoadColumn && kHoldVectors) {
+        } else if constexpr (kKind == kEpgLoadColumn && kHoldVectors != 0) {
           return epg_decode<kDType, Compute>(t.template vec<I>()[h]);
         } else if constexpr (kKind == kEpgLoadRow) {
           return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dn : dn * o.stride_n);

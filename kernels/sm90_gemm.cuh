@@ -409,6 +409,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   using EpiTile = typename TileOf<Epi>::type;
   static_assert(!HoldsVectors<Epi>::value || kBeginsChunkEarly<Cfg>,
                 "the hook holds vector values only for tiles whose one chunk begins early");
+  static_assert(!PreloadsVectors<Epi>::value || Cfg::kChunksPerWg > 1,
+                "the hook preloads vector values only for tiles of several chunks");
   // Whole-output reductions over all of this consumer's tiles.
   typename TotalsOf<Epi>::type totals(epi);
 

@@ -94,7 +94,8 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
   out << "epigemm::sm90::gemm_kernel<" << gemm_config_type(p, plan, c) << ", EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
       << "ull, " << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", "
-      << plan.staged_output << ", " << (c.begins_chunk_early(d_bytes(plan)) ? "true" : "false") << ", "
+      << plan.staged_output << ", "
+      << c.vector_hold(d_bytes(plan), (plan.tile_kinds & kSm90EdgeTiles) != 0, plan.loop_chunks) << ", "
       << d_store_mode(plan);
   if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
   out << ">>";

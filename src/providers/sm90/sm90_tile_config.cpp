@@ -264,6 +264,11 @@ bool Sm90TileConfig::begins_chunk_early(int d_bytes) const noexcept {
   return row_blocks == 1 && chunks_per_warpgroup(*this, d_bytes) == 1 && promote_k_blocks == 0;
 }
 
+int Sm90TileConfig::vector_hold(int d_bytes, bool edge_tiles, bool looped_chunks) const noexcept {
+  if (begins_chunk_early(d_bytes)) return 1;
+  return chunks_per_warpgroup(*this, d_bytes) > 1 && edge_tiles && !looped_chunks ? 2 : 0;
+}
+
 int Sm90TileConfig::epilogue_slots(int d_bytes) const noexcept {
   // The most slots that fit, dividing the warpgroup's chunks (which the stores go round in).
   const int chunks = chunks_per_warpgroup(*this, d_bytes);

@@ -65,6 +65,15 @@ struct Sm90TileConfig {
   /// last stage, and the hook loads its vector inputs there (EpgSm90Hook's
   /// kHoldVectors).
   bool begins_chunk_early(int d_bytes) const noexcept;
+  /// Where the hook's Tile keeps its row and column vector values for a D of
+  /// `d_bytes` (EpgSm90Hook's kHoldVectors): 1 for a chunk begun early; 2
+  /// (each chunk's loaded while the one before it is computed) where a
+  /// 64-row block has several chunks, unrolled (not `looped_chunks`), in a
+  /// kernel that has edge tiles (`edge_tiles`): there each chunk's branch
+  /// between the inside and the edge path keeps ptxas from issuing the next
+  /// chunk's loads early, as it does in whole-tile kernels; else 0 (loaded
+  /// by each element).
+  int vector_hold(int d_bytes, bool edge_tiles, bool looped_chunks) const noexcept;
   /// Output staging chunks each consumer holds at once for a D of
   /// `d_bytes` per element: the whole warpgroup tile when shared memory
   /// allows, else the largest divisor of its chunk count that fits.

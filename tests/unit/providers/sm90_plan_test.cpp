@@ -861,6 +861,16 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   // a 1-byte D per 128x128 consumer, but not begun early.
   EXPECT_TRUE((Sm90TileConfig{128, 128, 2, 5, Sm90OperandClass::fp8}.begins_chunk_early(1)));
   EXPECT_FALSE((Sm90TileConfig{128, 128, 2, 5, Sm90OperandClass::fp8, false, 1}.begins_chunk_early(1)));
+  // The hook holds vector values for a chunk begun early (1), and loads them
+  // a chunk ahead (2) only for unrolled chunks of a kernel with edge tiles.
+  EXPECT_EQ(narrow->vector_hold(2, true, false), 1);
+  EXPECT_EQ(narrow->vector_hold(2, false, true), 1);
+  const Sm90TileConfig five{128, 160, 1, 4, Sm90OperandClass::bits16};
+  EXPECT_EQ(five.vector_hold(2, true, false), 2);
+  EXPECT_EQ(five.vector_hold(2, false, false), 0);
+  EXPECT_EQ(five.vector_hold(2, true, true), 0);
+  EXPECT_EQ((Sm90TileConfig{128, 128, 1, 5, Sm90OperandClass::bits16, true}.vector_hold(2, true, false)), 2);
+  EXPECT_EQ((Sm90TileConfig{128, 128, 2, 5, Sm90OperandClass::fp8, false, 1}.vector_hold(1, true, false)), 0);
   // At least ~100 KB (64x64) and 64 KB (128x64) of B in flight per SM.
   EXPECT_GE(narrow->stages * narrow->bn * 128, 100 * 1024);
   EXPECT_GE(wide->stages * wide->bn * 128, 64 * 1024);
