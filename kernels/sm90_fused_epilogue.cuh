@@ -385,15 +385,19 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     template <int I>
     __device__ __forceinline__ void load_row_vectors(Vectors<0>& set, int n0) {
       if constexpr (I < Epi::kNumInputs) {
-        if constexpr (Epi::kInLoadKind[I] == kEpgLoadRow) {
-          constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
-          using S = typename EpgStorage<Epi::kInDType[I]>::type;
-          const EpgOperand& o = p.in[I];
-          const S* at = static_cast<const S*>(o.ptr) + l * o.stride_l + (kUnit ? n0 : n0 * o.stride_n);
-          load_vector<I, kCols>(set, at, kUnit ? 1 : o.stride_n, N - n0, [](int c) { return 8 * (c / 2) + c % 2; });
-        }
+        if constexpr (Epi::kInLoadKind[I] == kEpgLoadRow) load_row<I>(set, n0);
         load_row_vectors<I + 1>(set, n0);
       }
+    }
+
+    // Row vector input I's values for the chunk whose thread's first column is n0, into `set`.
+    template <int I>
+    __device__ __forceinline__ void load_row(Vectors<0>& set, int n0) {
+      constexpr bool kUnit = epg_sm90_bit(kUnitIn, I);
+      using S = typename EpgStorage<Epi::kInDType[I]>::type;
+      const EpgOperand& o = p.in[I];
+      const S* at = static_cast<const S*>(o.ptr) + l * o.stride_l + (kUnit ? n0 : n0 * o.stride_n);
+      load_vector<I, kCols>(set, at, kUnit ? 1 : o.stride_n, N - n0, [](int c) { return 8 * (c / 2) + c % 2; });
     }
 
     template <int J>
@@ -424,10 +428,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         } else if constexpr (kKind == kEpgLoadColumn && kHoldVectors == 0) {
           chunk_in[I] = base + (kUnit ? row0 : row0 * o.stride_m);
         } else if constexpr (kKind == kEpgLoadRow) {
-          const S* at = base + (kUnit ? n0 : n0 * o.stride_n);
-          if (load_held)
-            load_vector<I, kCols>(vectors, at, kUnit ? 1 : o.stride_n, N - n0,
-                                  [](int c) { return 8 * (c / 2) + c % 2; });
+          if (load_held) load_row<I>(vectors, n0);
         } else if constexpr (kKind == kEpgLoadColumn) {
           const S* at = base + (kUnit ? row0 : row0 * o.stride_m);
           if (load_held) load_vector<I, 2>(vectors, at, kUnit ? 1 : o.stride_m, M - row0, [](int h) { return 8 * h; });
