@@ -71,7 +71,7 @@ std::string RowResult::to_json() const {
     << ",\"note\":" << json_string(note) << ",\"compile_s\":" << json_number(compile_s >= 0 ? compile_s : kNaN)
     << ",\"epigemm\":" << json_timing(epigemm) << ",\"gemm\":" << json_timing(gemm)
     << ",\"fused_name\":" << json_string(fused_name) << ",\"fused\":" << json_timing(fused)
-    << ",\"copy\":" << json_timing(copy) << ",\"ratio_gemm\":" << json_number(ratio_gemm())
+    << ",\"gelu_reference\":" << json_timing(gelu_reference) << ",\"copy\":" << json_timing(copy) << ",\"ratio_gemm\":" << json_number(ratio_gemm())
     << ",\"ratio_fused\":" << json_number(ratio_fused()) << ",\"tflops\":" << json_number(tflops())
     << ",\"tflops_gemm\":" << json_number(tflops_gemm())
     << ",\"bw_fraction\":" << json_number(bandwidth_fraction())
@@ -91,6 +91,11 @@ std::string RowResult::to_line() const {
   std::string line = buffer;
   if (fused.runs > 0) {
     std::snprintf(buffer, sizeof buffer, "  %s %.4f ms (x%.3f)", fused_name.c_str(), timed_ms(fused), ratio_fused());
+    line += buffer;
+  }
+  if (gelu_reference.runs > 0) {
+    std::snprintf(buffer, sizeof buffer, "  GELU_BIAS reference %.4f ms (x%.3f)", timed_ms(gelu_reference),
+                  timed_ms(epigemm) / timed_ms(gelu_reference));
     line += buffer;
   }
   if (copy.runs > 0) {

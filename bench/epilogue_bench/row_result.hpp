@@ -24,6 +24,9 @@ struct RowResult {
   TimingStats gemm;      ///< cuBLASLt GEMM alone (the anchor)
   std::string fused_name;
   TimingStats fused;     ///< cuBLASLt's own fused epilogue, when it has one
+  /// cuBLASLt's GELU_BIAS timed in this row as the reference, where
+  /// `fused` is another epilogue or missing (16-bit rows past M = 128)
+  TimingStats gelu_reference;
   TimingStats copy;      ///< skinny rows: device-to-device copy of B
   double weight_bytes = 0.0;
   bool check_pass = false;
