@@ -125,7 +125,8 @@ std::optional<FusedAnchor> fused_anchor(EpilogueKind kind, CaseData& d) {
 std::optional<FusedAnchor> gelu_reference(EpilogueKind kind, CaseData& d,
                                           const std::optional<FusedAnchor>& fused) {
   const DType ab = d.spec.ab;
-  if (kind == EpilogueKind::none || d.spec.shape.m <= 128 || (ab != DType::bf16 && ab != DType::f16)) return std::nullopt;
+  if (kind == EpilogueKind::none || d.spec.shape.m <= 128 || (ab != DType::bf16 && ab != DType::f16))
+    return std::nullopt;
   if (fused && fused->name == kGeluBiasName) return std::nullopt;
   return fused_anchor(EpilogueKind::gelu_bias, d);
 }
