@@ -261,49 +261,41 @@ RowResult CaseRunner::run_epilogue(EpilogueKind kind, CaseData& data, SpotCheck&
   }
   row.anchor_pass = gemm_anchor_pass_;
   row.anchor_check = gemm_anchor_check_;
-  std::optional<FusedAnchor> fused_spec = fused_anchor(kind, data);
+  // Builds a cuBLASLt anchor and spot-checks its output once; null, with the
+  // reason in the row's anchor check, where cuBLASLt cannot run it.
+  const auto checked_anchor = [&](const FusedAnchor& spec, const std::string& label,
+                                  const char* what) -> std::unique_ptr<LtAnchor> {
+    std::unique_ptr<LtAnchor> anchor;
+    try {
+      anchor = std::make_unique<LtAnchor>(lt_, spec.config, workspace_, workspace_bytes_);
+    } catch (const BenchError& e) {
+      row.anchor_check += "; " + label + " unavailable: " + e.what();
+      return nullptr;
+    }
+    poison(*spec.out, stream_);
+    anchor->run(stream_);
+    sync(what);
+    spec.out->download();
+    spot.reset();
+    spot.expect("D", *spec.out, spec.expected);
+    row.anchor_pass = row.anchor_pass && spot.passed();
+    row.anchor_check += "; " + label + " " + spot.summary();
+    return anchor;
+  };
+  const std::optional<FusedAnchor> fused_spec = fused_anchor(kind, data);
   std::unique_ptr<LtAnchor> fused;
   if (fused_spec) {
     row.fused_name = fused_spec->name;
-    try {
-      fused = std::make_unique<LtAnchor>(lt_, fused_spec->config, workspace_, workspace_bytes_);
-    } catch (const BenchError& e) {
-      // NOTE: a missing fused anchor leaves the row (epigemm and GEMM alone) standing.
-      row.anchor_check += "; " + fused_spec->name + " unavailable: " + e.what();
-      row.fused_name += " (unavailable)";
-    }
+    // NOTE: a missing fused anchor leaves the row (epigemm and GEMM alone) standing.
+    fused = checked_anchor(*fused_spec, fused_spec->name, "the cuBLASLt fused anchor");
+    if (!fused) row.fused_name += " (unavailable)";
   }
-  if (fused) {
-    poison(*fused_spec->out, stream_);
-    fused->run(stream_);
-    sync("the cuBLASLt fused anchor");
-    fused_spec->out->download();
-    spot.reset();
-    spot.expect("D", *fused_spec->out, fused_spec->expected);
-    row.anchor_pass = row.anchor_pass && spot.passed();
-    row.anchor_check += "; " + fused_spec->name + " " + spot.summary();
-  }
-
-  std::optional<FusedAnchor> reference_spec = gelu_reference(kind, data, fused_spec);
-  std::unique_ptr<LtAnchor> reference;
-  if (reference_spec) {
-    try {
-      reference = std::make_unique<LtAnchor>(lt_, reference_spec->config, workspace_, workspace_bytes_);
-    } catch (const BenchError& e) {
-      // NOTE: without it the report compares against the gelu row's GELU_BIAS, as before.
-      row.anchor_check += "; " + reference_spec->name + " (reference) unavailable: " + e.what();
-    }
-  }
-  if (reference) {
-    poison(*reference_spec->out, stream_);
-    reference->run(stream_);
-    sync("the cuBLASLt GELU_BIAS reference");
-    reference_spec->out->download();
-    spot.reset();
-    spot.expect("D", *reference_spec->out, reference_spec->expected);
-    row.anchor_pass = row.anchor_pass && spot.passed();
-    row.anchor_check += "; " + reference_spec->name + " (reference) " + spot.summary();
-  }
+  // NOTE: without the reference the report compares against the gelu row's GELU_BIAS.
+  const std::optional<FusedAnchor> reference_spec = gelu_reference(kind, data, fused_spec);
+  const std::unique_ptr<LtAnchor> reference =
+      reference_spec ? checked_anchor(*reference_spec, reference_spec->name + " (reference)",
+                                      "the cuBLASLt GELU_BIAS reference")
+                     : nullptr;
 
   // Interleaved timing.
   std::vector<TimedVariant> variants;
