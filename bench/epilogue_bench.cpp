@@ -44,7 +44,7 @@ struct Flags {
 const char* kUsage =
     "usage: epilogue_bench [--quick | --sweep] [--list] [--json PATH] [--only TEXT] [--shape MxNxK]...\n"
     "                      [--operator NAME] [--seed N] [--reps N] [--budget SECONDS] [--min-reps N]\n"
-    "                      [--max-reps N] [--samples N]\n"
+    "                      [--max-reps N] [--block N] [--samples N]\n"
     "  --quick      three small cases (bf16 4096^3, bf16 16x8192x8192, e4m3 4096^3) instead of the suite\n"
     "  --sweep      24 shapes beyond the suite (bf16, B row-major, all six epilogues; 0.3 s per row\n"
     "               unless --budget): square sizes, LLM projections, short K, skinny M and N\n"
@@ -59,6 +59,8 @@ const char* kUsage =
     "  --seed N     seed for the random data (default: a fresh one each run)\n"
     "  --reps N     exactly N timed runs of each variant (default: sized to --budget)\n"
     "  --budget S   seconds of timed runs per row (default 1.5)\n"
+    "  --block N    time N runs of a variant in a row before the next variant's (default: as many as\n"
+    "               take about 50 ms, at most a quarter of the runs; 1 alternates every run)\n"
     "B's layout: the 16-bit rows hold B (K, N) row-major (N contiguous), except the rows whose dtype\n"
     "reads \"bf16 B col-major\" (M = 16 and 128, N = K = 8192): there B is column-major (K contiguous,\n"
     "strides (1, K)), i.e. x @ W^T for an nn.Linear weight W (N, K) as PyTorch stores it. fp8, tf32\n"
@@ -85,6 +87,7 @@ Flags parse_flags(int argc, char** argv) {
     else if (a == "--budget") f.runner.timer.budget_s = std::stod(value(i)), budget_given = true;
     else if (a == "--min-reps") f.runner.timer.min_reps = std::stoi(value(i));
     else if (a == "--max-reps") f.runner.timer.max_reps = std::stoi(value(i));
+    else if (a == "--block") f.runner.timer.block = std::stoi(value(i));
     else if (a == "--samples") f.runner.samples = std::stoi(value(i));
     else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
@@ -157,6 +160,7 @@ std::string meta_json(const Flags& flags, const cudaDeviceProp& prop, int target
     << ",\"mode\":" << eb::json_string(mode_name(flags)) << ",\"only\":" << eb::json_string(flags.only)
     << ",\"flush\":\"read\",\"flush_bytes\":" << kFlushBytes << ",\"flush_ms\":" << flush_ms
     << ",\"budget_s\":" << flags.runner.timer.budget_s << ",\"fixed_reps\":" << flags.runner.timer.fixed_reps
+    << ",\"block\":" << flags.runner.timer.block << ",\"block_ms\":" << flags.runner.timer.block_ms
     << ",\"samples\":" << flags.runner.samples << "}}";
   return o.str();
 }

@@ -1,5 +1,6 @@
 // InterleavedTimer: CUDA events around each run, an L2 flush (a read of a
-// large buffer, L2Flush) before each, variants alternated round by round with the
+// large buffer, L2Flush) before each, variants alternated round by round
+// (each round one run, or one block of runs, of every variant) with the
 // starting variant rotating, and a repetition count sized to a time budget.
 #include "interleaved_timer.hpp"
 
@@ -11,7 +12,8 @@
 namespace epigemm::bench {
 namespace {
 
-constexpr int kRoundsPerBatch = 16;  // rounds launched before the host waits and reads events
+constexpr int kRoundsPerBatch = 16;  // rounds of single runs launched before the host waits and reads events
+constexpr int kMinBlocks = 4;        // blocks of each variant at least, so that drift averages out
 
 /// A pair of events per (variant, round) of one batch.
 class EventBatch {
@@ -65,34 +67,40 @@ double InterleavedTimer::flush_ms() {
   if (flush_ms_ < 0.0) {
     const TimedVariant flush_only{"flush", [this](cudaStream_t) { flush(); }};
     std::vector<std::vector<double>> times(1);
-    run_rounds({flush_only}, 20, 0, times);
+    run_rounds({flush_only}, 20, 1, 0, times);
     flush_ms_ = median(times[0]);
   }
   return flush_ms_;
 }
 
-void InterleavedTimer::run_rounds(const std::vector<TimedVariant>& variants, int reps, int first_round,
-                                  std::vector<std::vector<double>>& times) {
+void InterleavedTimer::run_rounds(const std::vector<TimedVariant>& variants, int rounds_wanted, int block,
+                                  int first_round, std::vector<std::vector<double>>& times) {
   const std::size_t nv = variants.size();
-  for (int done = 0; done < reps; done += kRoundsPerBatch) {
-    const int rounds = std::min(kRoundsPerBatch, reps - done);
-    EventBatch events(static_cast<std::size_t>(rounds) * nv);
+  const std::size_t runs_per_round = nv * static_cast<std::size_t>(block);
+  const int rounds_per_batch = std::max(1, kRoundsPerBatch / block);
+  for (int done = 0; done < rounds_wanted; done += rounds_per_batch) {
+    const int rounds = std::min(rounds_per_batch, rounds_wanted - done);
+    EventBatch events(static_cast<std::size_t>(rounds) * runs_per_round);
     for (int r = 0; r < rounds; ++r) {
       const int round = first_round + done + r;
       for (std::size_t j = 0; j < nv; ++j) {
         const std::size_t v = (j + static_cast<std::size_t>(round)) % nv;  // rotate who goes first
-        const std::size_t slot = static_cast<std::size_t>(r) * nv + v;
-        flush();
-        BENCH_CUDA(cudaEventRecord(events.start(slot), stream_));
-        variants[v].launch(stream_);
-        BENCH_CUDA(cudaEventRecord(events.stop(slot), stream_));
+        for (int b = 0; b < block; ++b) {
+          const std::size_t slot = (static_cast<std::size_t>(r) * nv + v) * static_cast<std::size_t>(block) + b;
+          flush();
+          BENCH_CUDA(cudaEventRecord(events.start(slot), stream_));
+          variants[v].launch(stream_);
+          BENCH_CUDA(cudaEventRecord(events.stop(slot), stream_));
+        }
       }
     }
     BENCH_CUDA(cudaStreamSynchronize(stream_));
     BENCH_CUDA(cudaGetLastError());
-    for (int r = 0; r < rounds; ++r) {
-      for (std::size_t v = 0; v < nv; ++v) times[v].push_back(events.elapsed_ms(static_cast<std::size_t>(r) * nv + v));
-    }
+    for (int r = 0; r < rounds; ++r)
+      for (std::size_t v = 0; v < nv; ++v)
+        for (int b = 0; b < block; ++b)
+          times[v].push_back(
+              events.elapsed_ms((static_cast<std::size_t>(r) * nv + v) * static_cast<std::size_t>(block) + b));
   }
 }
 
@@ -100,18 +108,25 @@ std::vector<TimingStats> InterleavedTimer::measure(const std::vector<TimedVarian
                                                    const TimerOptions& options) {
   const std::size_t nv = variants.size();
   std::vector<std::vector<double>> warm(nv);
-  run_rounds(variants, std::max(1, options.warmup), 0, warm);
+  run_rounds(variants, std::max(1, options.warmup), 1, 0, warm);
 
+  // Budget from the warm-up's medians: each round is every variant plus a flush each.
+  double round_ms = 0.0;
+  for (const auto& w : warm) round_ms += median(w) + flush_ms();
   int reps = options.fixed_reps;
   if (reps <= 0) {
-    // Budget from the warm-up's medians: each round is every variant plus a flush each.
-    double round_ms = 0.0;
-    for (const auto& w : warm) round_ms += median(w) + flush_ms();
     const double wanted = options.budget_s * 1e3 / std::max(round_ms, 1e-3);
     reps = static_cast<int>(std::clamp<double>(wanted, options.min_reps, options.max_reps));
   }
+  // Blocks of about block_ms each, at least kMinBlocks per variant.
+  int block = options.block;
+  if (block <= 0) {
+    const double run_ms = round_ms / static_cast<double>(std::max<std::size_t>(nv, 1));
+    block = static_cast<int>(std::lround(options.block_ms / std::max(run_ms, 1e-3)));
+    block = std::clamp(block, 1, std::max(1, reps / kMinBlocks));
+  }
   std::vector<std::vector<double>> times(nv);
-  run_rounds(variants, reps, options.warmup, times);
+  run_rounds(variants, (reps + block - 1) / block, block, options.warmup, times);
 
   std::vector<TimingStats> stats(nv);
   for (std::size_t v = 0; v < nv; ++v) {

@@ -1,6 +1,7 @@
 // InterleavedTimer: times several variants of one computation in the same
-// process, alternating them every repetition (rotating which goes first),
-// with the L2 cache flushed before every timed run, and returns medians.
+// process, alternating them every repetition or every block of repetitions
+// (rotating which goes first), with the L2 cache flushed before every timed
+// run, and returns medians.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -31,9 +32,18 @@ struct TimingStats {
 struct TimerOptions {
   int warmup = 3;             ///< untimed-for-result runs of each variant first
   int min_reps = 10;          ///< timed runs of each variant, at least
-  int max_reps = 200;         ///< and at most
+  int max_reps = 5000;        ///< and at most
   double budget_s = 1.5;      ///< target wall time of the timed part
   int fixed_reps = 0;         ///< > 0: exactly this many, ignoring the budget
+  /// Variants run in blocks of consecutive runs, the blocks interleaved. The
+  /// GPU's clock follows its power draw milliseconds late, so where each run
+  /// alternated, a kernel that draws more slowed the kernel after it (on the
+  /// H200 a power-hungry GEMM made cuBLASLt's next run 3-5% slower and so
+  /// read 3-5% faster against it than when each ran its own block of 50 ms).
+  /// block: runs per block (1: alternate every run); 0: as many as take
+  /// about block_ms, and at most a quarter of the runs.
+  int block = 0;
+  double block_ms = 50.0;
 };
 
 class InterleavedTimer {
@@ -50,8 +60,9 @@ class InterleavedTimer {
 
  private:
   void flush();
-  /// Times `reps` interleaved rounds; appends each variant's times (ms).
-  void run_rounds(const std::vector<TimedVariant>& variants, int reps, int first_round,
+  /// Times `rounds` interleaved rounds of `block` runs of each variant;
+  /// appends each variant's times (ms).
+  void run_rounds(const std::vector<TimedVariant>& variants, int rounds, int block, int first_round,
                   std::vector<std::vector<double>>& times);
 
   cudaStream_t stream_;
