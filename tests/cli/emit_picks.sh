@@ -28,7 +28,7 @@ expect() {
     failed=1
   fi
 }
-expect 4096,4096,4096,1 sm90_wgmma_128x128x64_c1x1_pingpong_16bit
+expect 4096,4096,4096,1 sm90_wgmma_128x256x64_c1x1_16bit
 expect 8192,8192,8192,1 sm90_wgmma_128x128x64_c1x1_pingpong_16bit
 expect 1024,1024,1024,1 sm90_wgmma_64x128x64_c1x1_16bit
 expect 16,8192,8192,1 sm90_wgmma_64x64x64_c1x1_kgroup2_16bit

@@ -126,6 +126,22 @@ double tile_efficiency(const Sm90TileConfig& c) {
 /// (1.01x at 4096^3), the benchmark's epilogues 0.92-0.99x (relu+F 0.93x,
 /// gelu 0.94-0.97x at the mid sizes).
 constexpr double kCooperativeEpilogueExposure = 1.02;
+/// A GEMM alone (D = accum) has next to no epilogue to hide once a CTA has
+/// several tiles, and 128x256 reads less shared memory per multiply than
+/// 128x128 pingpong, so there the exposure is not charged: bf16 on the H200
+/// (2026-12-04, pinned, timed in blocks of ~50 ms), 128x256 1x1 took
+/// 0.96-0.97x the pingpong time at 4096^3, 6144^3, 8192x4096x4096,
+/// 1024x8192x8192 and 4096x8192x8192, 0.98x at 8192^3 (0.97-0.98x back to
+/// back, unflushed), the same at 4096x14336x4096, but 1.015x at 2048^3 (one
+/// tile per CTA); in 2x1 clusters 1.005-1.02x its 1x1 time.
+bool stores_accumulator_only(const Problem& p) {
+  if (p.dag == nullptr || p.dag->outputs.size() != 1) return false;
+  for (const ir::Node& n : p.dag->nodes)
+    if (n.kind == ir::NodeKind::Load || n.kind == ir::NodeKind::Compute ||
+        (n.kind == ir::NodeKind::Store && n.store_kind != ir::StoreKind::Tile))
+      return false;
+  return true;
+}
 /// A 128-row tile with M <= 64 gives its second consumer rows wholly outside
 /// M (zeros TMA fills in, and wgmmas over them): 128x64 took 71 us at M = 16,
 /// N = K = 8192 (bf16 A/B, e4m3 D); 64x128 then took 52 us.
@@ -472,9 +488,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     if (waves < kPingpongMinWaves) time *= 1.25;
     if (c.cluster_m == 2) time *= 1.01;  // 1x1 measured 1-4% faster at the mid sizes
   } else {
-    time *= kCooperativeEpilogueExposure;
+    const bool plain = stores_accumulator_only(p);
+    if (!plain || waves < 2 || c.operands != C::bits16) time *= kCooperativeEpilogueExposure;
     // Promotion: 1x1 measured 1-2.5% faster at 8192^3 (fp8 e4m3, H200, 2026-11-29).
-    if (c.cluster_m == 2) time *= many_waves && c.promote_k_blocks == 0 ? 0.995 : 1.005;
+    if (c.cluster_m == 2) time *= many_waves && c.promote_k_blocks == 0 && !(plain && c.operands == C::bits16) ? 0.995 : 1.005;
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (split) time *= kSplitKCost;
