@@ -24,12 +24,12 @@ def interleave_text(meta):
     """How the variants alternate (epilogue_bench --block)."""
     block = meta.get("block")
     if block is None or block == 1:
-        return "every repetition"
+        return "interleaved every repetition (the first variant rotates)"
     if block > 1:
-        return f"in blocks of {block} repetitions"
-    return (f"in blocks of about {meta.get('block_ms', 50):g} ms of repetitions (the GPU's clock follows its "
-            "power draw milliseconds late: alternating every run let a power-hungry kernel slow the one "
-            "after it)")
+        return f"interleaved in blocks of {block} repetitions (the first variant rotates)"
+    return (f"interleaved in blocks of about {meta.get('block_ms', 50):g} ms of repetitions each (the first "
+            "variant rotates; the GPU's clock follows its power draw milliseconds late, so alternating every "
+            "run let a power-hungry kernel slow the kernel timed after it)")
 
 
 def load(path):
@@ -275,8 +275,7 @@ def main():
         lines += ["Partial run (--quick or --only): not every row of the suite is here; `bench/run.sh` runs them all.",
                   ""]
     lines += [
-        "Method: epigemm and its anchors run in one process, interleaved " + interleave_text(meta) +
-        " (the first variant rotates), " + flush_text(meta) + ", times are CUDA-event medians of many runs (count sized to "
+        "Method: epigemm and its anchors run in one process, " + interleave_text(meta) + ", " + flush_text(meta) + ", times are CUDA-event medians of many runs (count sized to "
         f"{meta.get('budget_s', '?')} s per row), on fresh random data. Every epigemm result (and every anchor) "
         "is checked first, on outputs poisoned with NaN, against a double-precision reference at "
         f"{meta.get('samples', '?')} sampled elements, and scanned whole for NaN.",
