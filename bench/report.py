@@ -275,7 +275,8 @@ def main():
         lines += ["Partial run (--quick or --only): not every row of the suite is here; `bench/run.sh` runs them all.",
                   ""]
     lines += [
-        "Method: epigemm and its anchors run in one process, " + interleave_text(meta) + ", " + flush_text(meta) + ", times are CUDA-event medians of many runs (count sized to "
+        "Method: epigemm and its anchors run in one process, " + interleave_text(meta) + ", " + flush_text(meta) +
+        ", times are CUDA-event medians of many runs (count sized to "
         f"{meta.get('budget_s', '?')} s per row), on fresh random data. Every epigemm result (and every anchor) "
         "is checked first, on outputs poisoned with NaN, against a double-precision reference at "
         f"{meta.get('samples', '?')} sampled elements, and scanned whole for NaN.",

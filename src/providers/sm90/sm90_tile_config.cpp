@@ -488,10 +488,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     if (waves < kPingpongMinWaves) time *= 1.25;
     if (c.cluster_m == 2) time *= 1.01;  // 1x1 measured 1-4% faster at the mid sizes
   } else {
-    const bool plain = stores_accumulator_only(p);
-    if (!plain || waves < 2 || c.operands != C::bits16) time *= kCooperativeEpilogueExposure;
+    const bool gemm_alone = c.operands == C::bits16 && stores_accumulator_only(p);
+    if (!gemm_alone || waves < 2) time *= kCooperativeEpilogueExposure;
     // Promotion: 1x1 measured 1-2.5% faster at 8192^3 (fp8 e4m3, H200, 2026-11-29).
-    if (c.cluster_m == 2) time *= many_waves && c.promote_k_blocks == 0 && !(plain && c.operands == C::bits16) ? 0.995 : 1.005;
+    if (c.cluster_m == 2) time *= many_waves && c.promote_k_blocks == 0 && !gemm_alone ? 0.995 : 1.005;
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (split) time *= kSplitKCost;
