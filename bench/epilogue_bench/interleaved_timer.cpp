@@ -78,6 +78,11 @@ void InterleavedTimer::run_rounds(const std::vector<TimedVariant>& variants, int
   const std::size_t nv = variants.size();
   const std::size_t runs_per_round = nv * static_cast<std::size_t>(block);
   const int rounds_per_batch = std::max(1, kRoundsPerBatch / block);
+  // Run b of variant v's block in round r of a batch: its pair of events.
+  const auto slot = [&](int r, std::size_t v, int b) {
+    return static_cast<std::size_t>(r) * runs_per_round + v * static_cast<std::size_t>(block) +
+           static_cast<std::size_t>(b);
+  };
   for (int done = 0; done < rounds_wanted; done += rounds_per_batch) {
     const int rounds = std::min(rounds_per_batch, rounds_wanted - done);
     EventBatch events(static_cast<std::size_t>(rounds) * runs_per_round);
@@ -86,11 +91,10 @@ void InterleavedTimer::run_rounds(const std::vector<TimedVariant>& variants, int
       for (std::size_t j = 0; j < nv; ++j) {
         const std::size_t v = (j + static_cast<std::size_t>(round)) % nv;  // rotate who goes first
         for (int b = 0; b < block; ++b) {
-          const std::size_t slot = (static_cast<std::size_t>(r) * nv + v) * static_cast<std::size_t>(block) + b;
           flush();
-          BENCH_CUDA(cudaEventRecord(events.start(slot), stream_));
+          BENCH_CUDA(cudaEventRecord(events.start(slot(r, v, b)), stream_));
           variants[v].launch(stream_);
-          BENCH_CUDA(cudaEventRecord(events.stop(slot), stream_));
+          BENCH_CUDA(cudaEventRecord(events.stop(slot(r, v, b)), stream_));
         }
       }
     }
@@ -98,9 +102,7 @@ void InterleavedTimer::run_rounds(const std::vector<TimedVariant>& variants, int
     BENCH_CUDA(cudaGetLastError());
     for (int r = 0; r < rounds; ++r)
       for (std::size_t v = 0; v < nv; ++v)
-        for (int b = 0; b < block; ++b)
-          times[v].push_back(
-              events.elapsed_ms((static_cast<std::size_t>(r) * nv + v) * static_cast<std::size_t>(block) + b));
+        for (int b = 0; b < block; ++b) times[v].push_back(events.elapsed_ms(slot(r, v, b)));
   }
 }
 
