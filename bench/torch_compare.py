@@ -5,9 +5,9 @@
 # (inductor's default: cuBLAS, then one fused Triton kernel) and torch.compile
 # max-autotune (inductor also tries Triton GEMM templates that take the
 # epilogue in). For each it measures the run time (L2 flushed before every
-# timed run, paths interleaved, CUDA-event medians) and the wall time of the
-# first call, compilation included, with every cache empty; it checks every
-# output against a float64 reference and writes bench/TORCH.md.
+# timed run, paths interleaved in blocks, CUDA-event medians) and the wall
+# time of the first call, compilation included, with every cache empty; it
+# checks every output against a float64 reference and writes bench/TORCH.md.
 #
 # Build with Python on (-DEPIGEMM_BUILD_PYTHON=ON), then on the GPU:
 #   PYTHONPATH=build/python python3 bench/torch_compare.py [--quick] [--modes ...] [--shapes ...]
@@ -148,10 +148,8 @@ COMPILE_MODES = {"compile": "default", "max-autotune": "max-autotune-no-cudagrap
 
 
 class Flush:
-    """Reads a 256 MiB buffer (L2 holds 60 MiB on the H200), then keeps the
-    GPU busy for ~1 ms so that the host has queued the timed launches before
-    they start: the timed span is GPU time, not the host's launch overhead
-    (measured apart, see host_us_per_call)."""
+    """Reads a 256 MiB buffer (L2 holds 60 MiB on the H200), so that no
+    operand stays in L2 for the run after it."""
 
     def __init__(self):
         self.buffer = torch.ones(64 << 20, device="cuda", dtype=torch.float32)
@@ -159,34 +157,56 @@ class Flush:
 
     def __call__(self):
         torch.sum(self.buffer, dim=0, out=self.sink)
-        torch.cuda._sleep(2_000_000)
 
 
-def time_interleaved(paths, flush, budget_s):
-    """Median ms per path; each repetition runs every path once, the first path rotating."""
+BLOCK_MS = 50.0  # GPU time of one block of a path's consecutive runs
+MIN_BLOCKS = 4  # blocks of each path at least
+SLEEP_CYCLES_PER_MS = 2_000_000  # torch.cuda._sleep's unit at the H200's ~2 GHz
+
+
+def gpu_sleep(ms):
+    torch.cuda._sleep(int(ms * SLEEP_CYCLES_PER_MS))
+
+
+def timed_runs(call, flush, runs, lead_ms):
+    """ms of each of `runs` runs of call, each after an L2 flush. The GPU
+    first sleeps lead_ms, long enough that the host has queued every launch
+    before the GPU reaches it: the spans are GPU time, not the host's."""
+    gpu_sleep(lead_ms)
+    marks = []
+    for _ in range(runs):
+        flush()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        call()
+        end.record()
+        marks.append((start, end))
+    torch.cuda.synchronize()
+    return [start.elapsed_time(end) for start, end in marks]
+
+
+def time_interleaved(paths, flush, budget_s, host_us):
+    """Median ms per path. Each path runs in blocks of consecutive runs of
+    about BLOCK_MS, the blocks interleaved with the first path rotating, at
+    least MIN_BLOCKS per path. The H200's clock follows its power draw a few
+    ms late, so where every run alternated, a path timed right after a
+    hungrier one read slow. host_us: each path's host time per call."""
     names = list(paths)
+    flush_host_us = host_us_per_call(flush)
+    flush_ms = statistics.median(timed_runs(flush, lambda: None, 5, 1.0))
+    # GPU ms per run (flush included) from a few runs each; then each block's
+    # run count and the sleep that covers whatever the host needs beyond the GPU.
+    run_ms = {n: statistics.median(timed_runs(paths[n], flush, 3, 1.0)) + flush_ms for n in names}
+    runs_per_block, lead_ms = {}, {}
+    for n in names:
+        runs_per_block[n] = max(1, round(BLOCK_MS / run_ms[n]))
+        host_ms = (host_us[n] + flush_host_us) / 1e3
+        lead_ms[n] = 1.0 + 1.5 * runs_per_block[n] * max(0.0, host_ms - run_ms[n])
+    rounds = max(MIN_BLOCKS, round(budget_s * 1e3 / (BLOCK_MS * len(names))))
     times = {n: [] for n in names}
-
-    def repetition(r):
-        order = names[r % len(names):] + names[:r % len(names)]
-        marks = []
-        for n in order:
-            flush()
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            paths[n]()
-            end.record()
-            marks.append((n, start, end))
-        torch.cuda.synchronize()
-        for n, start, end in marks:
-            times[n].append(start.elapsed_time(end))
-
-    t0 = time.perf_counter()
-    repetition(0)
-    per_rep = max(time.perf_counter() - t0, 1e-4)
-    reps = int(min(max(budget_s / per_rep, 10), 200))
-    for r in range(1, reps):
-        repetition(r)
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            times[n] += timed_runs(paths[n], flush, runs_per_block[n], lead_ms[n])
     return {n: statistics.median(v) for n, v in times.items()}
 
 
@@ -320,8 +340,8 @@ def run_row(shape, epi, modes, flush, budget_s, row_tag):
         row["error"][mode], row["pass"][mode] = worst_error(list(result), refs, out_specs)
         paths[mode] = call
 
-    row["ms"] = time_interleaved(paths, flush, budget_s)
     row["host_us"] = {p: host_us_per_call(call) for p, call in paths.items()}
+    row["ms"] = time_interleaved(paths, flush, budget_s, row["host_us"])
     return row
 
 
@@ -392,11 +412,15 @@ epigemm as a Python function (the same file).
 - **max-autotune**: the same with `mode="max-autotune-no-cudagraphs"`: inductor
   also times Triton GEMM templates with the epilogue inside and keeps the faster.
 
-Run time: every path once per repetition, the first path rotating, a 256 MiB
-read and ~1 ms of GPU sleep before each timed run (L2 flushed; the host has
-queued the launches before they start, so the span is GPU time), medians of
-10-200 repetitions ({budget_s} s per row). `X / epigemm` is that path's time
-over epigemm's: above 1, epigemm is faster. Host us per call: the host's time
+Run time: each path runs in blocks of consecutive runs of about
+{BLOCK_MS:.0f} ms, the blocks interleaved with the first path rotating, at least
+{MIN_BLOCKS} blocks per path ({budget_s} s of blocks per row); a 256 MiB read
+before each run flushes L2, and a GPU sleep before each block lets the host
+queue the block's launches before they start, so the spans are GPU time.
+Medians of every run. (The H200's clock follows its power draw a few ms late:
+where paths alternated every run, a path timed after a hungrier one read
+slow.) `X / epigemm` is that path's time over epigemm's: above 1, epigemm is
+faster. Host us per call: the host's time
 to issue one call (Python, torch.compile's guards, the launches) while the GPU
 is busy; a call whose GPU time is shorter than this runs at the host's pace
 unless it is captured in a CUDA graph.
@@ -455,7 +479,7 @@ def main():
             sys.exit(f"torch_compare.py: unknown mode {m!r} (choose from {', '.join(MODES)})")
     shapes = [parse_shape(s) for s in a.shapes.split(",") if s] or (QUICK_SHAPES if a.quick else SHAPES)
     epilogues = [e for e in EPILOGUES if not a.epilogues or any(s in e.label for s in a.epilogues.split(","))]
-    budget_s = a.budget or (0.1 if a.quick else 0.3)
+    budget_s = a.budget or (0.2 if a.quick else 1.0)
 
     # One-time costs on each side, kept out of the rows: CUDA, NVRTC and epigemm's
     # first kernel; inductor's and Triton's first compile (and its worker pool).
