@@ -3,9 +3,8 @@
 # first "ok" row of `epigemm list --target-sm 90` on a machine without a GPU.
 # Their tensors are host buffers viewed as device ones, and the sm90
 # heuristic ranks tiles by the base address's alignment, so those buffers
-# must be aligned as cudaMalloc's are. Expected: the picks bench/RESULTS.md
-# records on the H200 (132 SMs, the heuristic's default SM count without a
-# device).
+# must be aligned as cudaMalloc's are. Expected: the picks the H200's pins
+# chose (132 SMs, the heuristic's default SM count without a device).
 #   emit_picks.sh EPIGEMM_BINARY
 set -u
 binary=$1
@@ -29,7 +28,8 @@ expect() {
   fi
 }
 expect 4096,4096,4096,1 sm90_wgmma_128x256x64_c1x1_16bit
-expect 8192,8192,8192,1 sm90_wgmma_128x128x64_c1x1_pingpong_16bit
+expect 8192,8192,8192,1 sm90_wgmma_128x256x64_c1x1_16bit
+expect 8192,8192,1024,1 sm90_wgmma_128x128x64_c1x1_pingpong_16bit
 expect 1024,1024,1024,1 sm90_wgmma_64x128x64_c1x1_16bit
 expect 16,8192,8192,1 sm90_wgmma_64x64x64_c1x1_kgroup2_16bit
 exit $failed

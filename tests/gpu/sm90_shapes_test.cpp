@@ -175,12 +175,13 @@ TEST_F(Sm90Shapes, TheHeuristicPicksTheTileForTheShape) {
   // Skinny and memory-bound: 64x64 at M = 16 (a CTA on nearly every SM),
   // 64x128 at M = 128 (A re-read less often); small: 64x128 (one wave, the
   // deepest ring); square from two tiles per CTA (2048^3): the 128x128
-  // pingpong tile.
+  // pingpong tile; a GEMM alone of several tiles per CTA and K past 32
+  // k-blocks (4096^3): 128x256 (see Sm90Heuristic in the unit tests).
   const Pick picks[] = {{{1, 16, 8192, 8192}, 64, 64, "cooperative"},
                         {{1, 128, 8192, 8192}, 64, 128, "cooperative"},
                         {{1, 1024, 1024, 1024}, 64, 128, "cooperative"},
                         {{1, 2048, 2048, 2048}, 128, 128, "pingpong"},
-                        {{1, 4096, 4096, 4096}, 128, 128, "pingpong"}};
+                        {{1, 4096, 4096, 4096}, 128, 256, "cooperative"}};
   for (const Pick& pick : picks) {
     SCOPED_TRACE(describe(pick.e));
     GpuProblem p(*driver, rng);

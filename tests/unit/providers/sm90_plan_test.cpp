@@ -936,10 +936,12 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(shape_of(best_for(2048, 1536, 1536)), "128x192x64_c1x1");
 }
 
-TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileOnceCtasHaveSeveralTiles) {
-  // D = accum: no epilogue for pingpong to hide, and 128x256 1x1 measured
-  // 3-4% faster than 128x128 pingpong at these shapes; at 2048^3 (one
-  // 128x256 tile per CTA) pingpong stays ahead.
+TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
+  // D = accum: the cooperative tile exposes only D's store, and 128x256 1x1
+  // measured 1-4% faster than 128x128 pingpong at these shapes (one wave
+  // of long K included); with 32 k-blocks or fewer per tile (2048^3,
+  // 8192x8192x1024) the exposed store outweighs that and pingpong stays
+  // ahead.
   const auto node = [](ir::NodeKind kind, std::vector<ir::NodeId> inputs) {
     ir::Node n;
     n.kind = kind;
@@ -966,7 +968,13 @@ TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileOnceCtasHaveSeveralTile
   EXPECT_EQ(best(4096, 4096, 4096, plain), "128x256x64_c1x1");
   EXPECT_EQ(best(6144, 6144, 6144, plain), "128x256x64_c1x1");
   EXPECT_EQ(best(1024, 8192, 8192, plain), "128x256x64_c1x1");
+  EXPECT_EQ(best(8192, 8192, 8192, plain), "128x256x64_c1x1");
+  EXPECT_EQ(best(4096, 14336, 4096, plain), "128x256x64_c1x1");
+  EXPECT_EQ(best(1024, 4096, 14336, plain), "128x256x64_c1x1");
   EXPECT_EQ(best(2048, 2048, 2048, plain), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 1024, plain), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(2048, 11008, 4096, plain), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 8192, relu), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(4096, 4096, 4096, relu), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(6144, 6144, 6144, relu), "128x128x64_c1x1_pingpong");
   // Other operand classes rank as they do for any epilogue.
