@@ -126,21 +126,27 @@ double tile_efficiency(const Sm90TileConfig& c) {
 /// (1.01x at 4096^3), the benchmark's epilogues 0.92-0.99x (relu+F 0.93x,
 /// gelu 0.94-0.97x at the mid sizes).
 constexpr double kCooperativeEpilogueExposure = 1.02;
-/// A 16-bit GEMM alone (D = accum): a cooperative tile's only exposed
-/// epilogue is D's store, which costs about as much as 1.5 k-blocks of its
-/// main loop, so it weighs on short K; and 128x256 reads less shared memory
-/// per multiply than 128x128 pingpong, which makes it ~3.5% faster per
-/// tile. bf16 on the H200 (2026-12-05, pinned, timed in blocks of ~50 ms),
-/// 128x256 1x1 over 128x128 pingpong time: 0.98 at 8192^3, 0.99 at
-/// 4096x14336x4096, 1.00 at 16384x4096x4096, 0.97-0.98 at 2048x4096x4096
-/// and 8192x1024x8192, 0.96 at 1024x4096x14336 (one wave of 128x256);
-/// 1.013 at 8192x8192x1024 (16 k-blocks), 1.015 at 2048^3 (32 k-blocks,
-/// one tile per CTA, 2026-12-04), 1.04 / 1.08 at 2048x11008x4096 /
-/// 1024x14336x4096 (last waves). In 2x1 clusters 128x256 took 1.005-1.02x
-/// its 1x1 time. fp8 (fast), int8 and tf32 at 8192^3 measured 0.99, 1.02
-/// and 0.99: not modelled, they rank as for any epilogue.
+/// A GEMM alone (D = accum): a cooperative tile's only exposed epilogue is
+/// D's store, which costs about as much as 1.5 k-blocks of its main loop
+/// per 2 bytes of D's elements (a k-block takes about the same time in
+/// every operand class), so it weighs on short K; and 128x256 reads less
+/// shared memory per multiply than 128x128 pingpong, which makes it ~3.5%
+/// faster per tile. On the H200 (2026-12-05, pinned, timed in blocks of
+/// ~50 ms), 128x256 1x1 over 128x128 pingpong time, bf16 D: 0.98 at
+/// 8192^3, 0.99 at 4096x14336x4096, 1.00 at 16384x4096x4096, 0.97-0.98 at
+/// 2048x4096x4096 and 8192x1024x8192, 0.96 at 1024x4096x14336 (one wave
+/// of 128x256); 1.013 at 8192x8192x1024 (16 k-blocks), 1.015 at 2048^3 (32
+/// k-blocks, one tile per CTA, 2026-12-04), 1.04 / 1.08 at 2048x11008x4096
+/// / 1024x14336x4096 (last waves). At 8192^3: e4m3 with fast accumulation
+/// (bf16 D) 0.986, tf32 (f32 D) 0.988, int8 (i32 D) 1.02; tf32 at 4096^3
+/// 0.997. In 2x1 clusters 128x256 took 1.005-1.02x its 1x1 time (bf16).
 constexpr double kGemmAloneStoreKBlocks = 1.5;
 constexpr double kWideTileGemmAloneTime = 0.965;
+/// Where K is so short that D's store outlasts the main loop, pingpong's
+/// consumers cannot hide each other's either, so the cooperative tile's
+/// handicap stops growing (an estimate: 8192x8192x1024 fits it, shorter K
+/// is unmeasured as a GEMM alone).
+constexpr double kGemmAloneMaxExposure = 0.05;
 bool stores_accumulator_only(const Problem& p) {
   if (p.dag == nullptr || p.dag->outputs.size() != 1) return false;
   for (const ir::Node& n : p.dag->nodes)
@@ -495,9 +501,12 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     if (waves < kPingpongMinWaves) time *= 1.25;
     if (c.cluster_m == 2) time *= 1.01;  // 1x1 measured 1-4% faster at the mid sizes
   } else {
-    const bool gemm_alone = c.operands == C::bits16 && stores_accumulator_only(p);
+    // int8 (whose i32 D the store term would also keep on pingpong at 8192^3,
+    // but whose short-K picks it would move unmeasured) and the fp8 tiles
+    // that promote (unmeasured) keep the flat exposure.
+    const bool gemm_alone = c.operands != C::int8 && c.promote_k_blocks == 0 && stores_accumulator_only(p);
     if (gemm_alone) {
-      time *= 1.0 + kGemmAloneStoreKBlocks / k_blocks;
+      time *= 1.0 + std::min(kGemmAloneStoreKBlocks * size_bytes(p.D.dtype) / 2.0 / k_blocks, kGemmAloneMaxExposure);
       if (c.bm == 128 && c.bn == 256) time *= kWideTileGemmAloneTime;
     } else {
       time *= kCooperativeEpilogueExposure;
