@@ -50,7 +50,8 @@ const char* kUsage =
     "               unless --budget): square sizes, LLM projections, short K, skinny M and N\n"
     "  --list       print the rows that would run, then exit\n"
     "  --json PATH  where the results go, one JSON object per line (default epilogue_bench.jsonl)\n"
-    "  --only TEXT  only rows whose \"dtype shape epilogue\" label contains TEXT (e.g. \"bf16 8192^3\",\n"
+    "  --only TEXT  only rows whose \"dtype shape epilogue\" label contains TEXT from the start of a\n"
+    "               word (e.g. \"bf16 8192^3\", \"f16 8192^3\" (not the bf16 rows), \"gelu\",\n"
     "               or \"B col-major\" for the rows with a column-major B, see below)\n"
     "  --shape MxNxK  instead of the suite: bf16 and f16 (B row-major) and bf16 B col-major at this\n"
     "               shape, all six epilogues, and e4m3 fast- and precise-acc (none, scale+amax), tf32\n"
@@ -115,6 +116,15 @@ std::string row_label(const eb::BenchCase& c, eb::EpilogueKind kind) {
   return c.label() + " " + std::string(eb::epilogue_label(kind));
 }
 
+/// Whether `text` occurs in `label` from the start of one of its words, so
+/// that "f16 8192^3" selects the f16 rows and not the bf16 ones.
+bool label_matches(const std::string& label, const std::string& text) {
+  for (std::size_t at = label.find(text); at != std::string::npos; at = label.find(text, at + 1)) {
+    if (at == 0 || label[at - 1] == ' ') return true;
+  }
+  return false;
+}
+
 /// The cases left after --only, each with only its matching epilogues.
 std::vector<eb::BenchCase> select_cases(const Flags& flags) {
   std::vector<eb::BenchCase> cases;
@@ -126,7 +136,7 @@ std::vector<eb::BenchCase> select_cases(const Flags& flags) {
   for (eb::BenchCase c : suite) {
     std::vector<eb::EpilogueKind> kept;
     for (eb::EpilogueKind k : c.epilogues) {
-      if (flags.only.empty() || row_label(c, k).find(flags.only) != std::string::npos) kept.push_back(k);
+      if (flags.only.empty() || label_matches(row_label(c, k), flags.only)) kept.push_back(k);
     }
     if (kept.empty()) continue;
     c.epilogues = kept;
