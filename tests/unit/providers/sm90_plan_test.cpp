@@ -884,17 +884,20 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   }
 }
 
-/// The configuration of `operands` the heuristic ranks first for `p`.
-Sm90TileConfig best_of(const detail::Problem& p, Sm90OperandClass operands = Sm90OperandClass::bits16) {
+/// The configuration of `operands` the heuristic ranks first for `p`,
+/// among those `keep` admits (all when it is empty).
+Sm90TileConfig best_of(const detail::Problem& p, Sm90OperandClass operands = Sm90OperandClass::bits16,
+                       const std::function<bool(const Sm90TileConfig&)>& keep = {}) {
   const Sm90TileConfig* best = nullptr;
   int best_score = 0;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.operands != operands) continue;
+    if (c.operands != operands || (keep && !keep(c))) continue;
     const int score = detail::sm90_preference(c, p, 132);
     EXPECT_GT(score, 0);
     if (best == nullptr || score > best_score) best = &c, best_score = score;
   }
-  return *best;
+  EXPECT_NE(best, nullptr);
+  return best == nullptr ? Sm90TileConfig{} : *best;
 }
 
 /// The configuration of `operands` the heuristic ranks first for extents (M, N, K).
@@ -969,14 +972,7 @@ TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
     p.A.dtype = p.B.dtype = ab;
     p.D.dtype = d;
     p.dag = &dag;
-    const Sm90TileConfig* best = nullptr;
-    int best_score = 0;
-    for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
-      if (c.operands != operands || c.promote_k_blocks > 0) continue;
-      const int score = detail::sm90_preference(c, p, 132);
-      if (best == nullptr || score > best_score) best = &c, best_score = score;
-    }
-    return shape_of(*best);
+    return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }));
   };
   EXPECT_EQ(best(4096, 4096, 4096, plain), "128x256x64_c1x1");
   EXPECT_EQ(best(6144, 6144, 6144, plain), "128x256x64_c1x1");
@@ -1281,16 +1277,7 @@ Sm90TileConfig best_fp8_for(std::int64_t M, std::int64_t N, std::int64_t K, Keep
   p.N = N;
   p.K = K;
   p.D.dtype = DType::bf16;
-  const Sm90TileConfig* best = nullptr;
-  int best_score = 0;
-  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.operands != Sm90OperandClass::fp8 || !keep(c)) continue;
-    const int score = detail::sm90_preference(c, p, 132);
-    EXPECT_GT(score, 0);
-    if (best == nullptr || score > best_score) best = &c, best_score = score;
-  }
-  EXPECT_NE(best, nullptr);
-  return best == nullptr ? Sm90TileConfig{} : *best;
+  return best_of(p, Sm90OperandClass::fp8, keep);
 }
 
 TEST(Sm90TileConfigs, PreciseFp8ConfigurationsHoldThreeAccumulatorSetsAndSayHowTheyAccumulate) {
