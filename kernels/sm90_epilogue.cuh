@@ -162,7 +162,8 @@ EPIGEMM_HOOK_FLAG(LoopsChunks, kLoopChunks);
 
 /// Whether a hook reads one full-tile input from the output staging slots: a
 /// hook defining `using StagedType = T` (T the input's element type, of D's
-/// size: __half, __nv_bfloat16, float, __nv_fp8_e4m3 or __nv_fp8_e5m2) gets
+/// size: __half, __nv_bfloat16, float, int, __nv_fp8_e4m3, __nv_fp8_e5m2,
+/// signed char or unsigned char) gets
 /// that input's part of each warpgroup tile loaded into the slots by TMA while
 /// the tile's main loop runs (the kernel's fourth tensor map, laid out like
 /// D's), and its value for each element as the Tile's `staged` argument. The
@@ -205,10 +206,24 @@ __device__ __forceinline__ float2 unpack2(u32 bits) {
     raw.x = static_cast<unsigned short>(bits & 0xffffu);
     raw.y = static_cast<unsigned short>(bits >> 16);
     return __half22float2(__half2(raw));
+  } else if constexpr (kSameType<T, signed char> || kSameType<T, unsigned char>) {
+    return make_float2(static_cast<float>(static_cast<T>(bits & 0xffu)),
+                       static_cast<float>(static_cast<T>((bits >> 8) & 0xffu)));
   } else {
     static_assert(kSameType<T, __nv_fp8_e4m3> || kSameType<T, __nv_fp8_e5m2>, "unpack2 needs a 16- or 8-bit type");
     constexpr __nv_fp8_interpretation_t kKind = kSameType<T, __nv_fp8_e5m2> ? __NV_E5M2 : __NV_E4M3;
     return __half22float2(__half2(__nv_cvt_fp8x2_to_halfraw2(static_cast<__nv_fp8x2_storage_t>(bits), kKind)));
+  }
+}
+
+/// A staged input's 4-byte element (S: float or int) as the float a hook
+/// takes, the int rounded to nearest; zero without a staged input.
+template <bool kStaged, class S>
+__device__ __forceinline__ float staged_word(u32 bits) {
+  if constexpr (kStaged && kSameType<S, int>) {
+    return __int2float_rn(static_cast<int>(bits));
+  } else {
+    return __uint_as_float(bits);
   }
 }
 
@@ -566,9 +581,9 @@ __device__ __forceinline__ void stage_chunk(Tile& tile, typename Cfg::Acc (&acc)
       float a0 = 0.f, a1 = 0.f;
       if constexpr (Cfg::kOutBytes == 4) {
         const int w = 4 * g + 2 * h;
-        const auto v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], __uint_as_float(in[w]), a0, m, n, h, 2 * g, M, N);
-        const auto v1 =
-            epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], __uint_as_float(in[w + 1]), a1, m, n + 1, h, 2 * g + 1, M, N);
+        const float s0 = staged_word<kStaged, S>(in[w]), s1 = staged_word<kStaged, S>(in[w + 1]);
+        const auto v0 = epi_value<kChecked>(tile, acc[4 * g + 2 * h], s0, a0, m, n, h, 2 * g, M, N);
+        const auto v1 = epi_value<kChecked>(tile, acc[4 * g + 2 * h + 1], s1, a1, m, n + 1, h, 2 * g + 1, M, N);
         out[w] = bits32<typename Cfg::TD>(v0);
         out[w + 1] = bits32<typename Cfg::TD>(v1);
         if constexpr (kAux) {

@@ -83,6 +83,9 @@ template <> struct EpgSm90Staged<kEpgF16> { using type = __half; };
 template <> struct EpgSm90Staged<kEpgBf16> { using type = __nv_bfloat16; };
 template <> struct EpgSm90Staged<kEpgE4m3> { using type = __nv_fp8_e4m3; };
 template <> struct EpgSm90Staged<kEpgE5m2> { using type = __nv_fp8_e5m2; };
+template <> struct EpgSm90Staged<kEpgI32> { using type = int; };
+template <> struct EpgSm90Staged<kEpgI8> { using type = signed char; };
+template <> struct EpgSm90Staged<kEpgU8> { using type = unsigned char; };
 
 // Names the staged input's element type for the kernel (kStaged >= 0), or
 // nothing (kStaged < 0): the kernel looks for StagedType.

@@ -211,6 +211,43 @@ TEST_F(Sm90Tf32Int8, Int8ToI8AndU8DRoundAndSaturateOnEveryTileConfiguration) {
   }
 }
 
+TEST_F(Sm90Tf32Int8, Int8IntegerInputsOfDsTypeOnEveryTileConfiguration) {
+  // D = accum - 3 C (i32: exact in f32, the sums stay below 2^24) and D =
+  // accum * 2^-14 + C (i8 and u8, rounded and saturated), C of D's dtype:
+  // the tiles whose slots hold a whole row block read C from them (staged
+  // by TMA; its rows padded to 16 bytes), the others element by element.
+  // Ragged extents with edge tiles past M and N, whole tiles, a batch. The
+  // 32-column warpgroups of 64x64 cannot stage one-byte D: there D is i32.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const Extents shapes[] = {{2, 197, 133, 97}, {1, 256, 512, 128}, {1, 5, 20, 33}};
+  std::size_t i = 0;
+  for (const detail::Sm90TileConfig& config : configs_of(detail::Sm90OperandClass::int8)) {
+    for (const Extents& e : shapes) {
+      const Pairing& pairing = kPairings[i % 4];
+      const std::size_t kind = (i + i / std::size(shapes)) % 3;  // each shape takes each kind in turn
+      const DType d = config.warpgroup_n() < 64 || kind == 0 ? DType::i32 : (kind == 1 ? DType::i8 : DType::u8);
+      ++i;
+      SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(pairing) + ", " + describe(e) + ", C and D " +
+                   std::string(to_string(d)));
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, pairing.a, pairing.b, e.L, e.M, e.N, e.K, true, true);
+      fill(p, "A", pairing.a == DType::i8 ? -128 : 0, pairing.a == DType::i8 ? 127 : 255);
+      fill(p, "B", pairing.b == DType::i8 ? -128 : 0, pairing.b == DType::i8 ? 127 : 255);
+      if (d == DType::i32) {
+        p.set_source("def epi(accum, C):\n    D = accum - C * 3.0\n    return D\n");
+        p.add("C", d, {e.L, e.M, e.N}, padded_rows(d, {e.L, e.M, e.N}), false, 0, -1000000, 1000000);
+      } else {
+        p.set_source("def epi(accum, C):\n    D = accum * 0.00006103515625 + C\n    return D\n");
+        p.add("C", d, {e.L, e.M, e.N}, padded_rows(d, {e.L, e.M, e.N}), false, 0, d == DType::i8 ? -128 : 0,
+              d == DType::i8 ? 127 : 255);
+      }
+      p.add("D", d, {e.L, e.M, e.N}, padded_rows(d, {e.L, e.M, e.N}), true);
+      run_sm90_and_compare(p, DType::i32, DType::f32, pin_config(config));
+      expect_exact(p, "D");
+    }
+  }
+}
+
 TEST_F(Sm90Tf32Int8, Int8OddExtentsSkinnyShapesAndSharedOperands) {
   EPIGEMM_REQUIRE_SM90(driver);
   const Extents odd[] = {{1, 1, 1, 1},   {1, 1, 67, 5},   {1, 67, 1, 5},    {2, 13, 7, 1},

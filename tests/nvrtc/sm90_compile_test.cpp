@@ -334,9 +334,10 @@ TEST_F(Sm90Compile, Fp8OutputDOnEveryTileConfiguration) {
 
 TEST_F(Sm90Compile, StagedInputsAndOutputsOfEveryElementSize) {
   // A full-tile C of D's element size is read from D's staging slots
-  // (ldmatrix for 2 bytes, 16-bit loads for fp8, 8-byte loads for f32), in
-  // C's own dtype where it differs from D's; F of D's size follows D through
-  // the slots (TMA-stored), an F of another size is stored directly.
+  // (ldmatrix for 2 bytes, 16-bit loads for fp8 and i8/u8, 8-byte loads for
+  // f32 and i32), in C's own dtype where it differs from D's; F of D's size
+  // follows D through the slots (TMA-stored), an F of another size is stored
+  // directly. Last, an int8 GEMM's i32 C on its 128x128 cooperative tile.
   using S = OperandShape;
   const auto relu_with_f = [](DType c, DType d, DType f) {
     return EpilogueCase{"relu_f",
@@ -349,7 +350,8 @@ TEST_F(Sm90Compile, StagedInputsAndOutputsOfEveryElementSize) {
   };
   const Types types[] = {{DType::bf16, DType::bf16, DType::bf16}, {DType::f16, DType::bf16, DType::f16},
                          {DType::f32, DType::f32, DType::f32}, {DType::e5m2, DType::e4m3, DType::e5m2},
-                         {DType::bf16, DType::bf16, DType::f32}};
+                         {DType::bf16, DType::bf16, DType::f32}, {DType::i32, DType::i32, DType::f32},
+                         {DType::i8, DType::u8, DType::e4m3},     {DType::u8, DType::e5m2, DType::bf16}};
   std::vector<Sm90Job> jobs;
   std::vector<bool> staged_f;
   std::size_t i = 0;
@@ -364,6 +366,10 @@ TEST_F(Sm90Compile, StagedInputsAndOutputsOfEveryElementSize) {
       staged_f.push_back(size_bytes(t.f) == size_bytes(t.d));
     }
   }
+  const DTypeCombo s8u8{"s8u8", DType::i8, DType::u8, DType::i32, DType::f32};
+  jobs.push_back(make_job("s8u8_staged_i32", relu_with_f(DType::i32, DType::i32, DType::f32), s8u8,
+                          config_of(Sm90OperandClass::int8, 128, 128), true, true, rng));
+  staged_f.push_back(true);
   // The hook's arguments after kLoop: the staged input (C: 1) and output (F: 1, or -1).
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const std::string expected = staged_f[j] ? "false, 1, 1" : "false, 1, -1";

@@ -256,6 +256,17 @@ bool stageable(DType dtype) {
   return dtype == DType::f16 || dtype == DType::bf16 || dtype == DType::f32 || is_fp8(dtype);
 }
 
+/// Whether a staged input may be of `dtype`: the kernel hands the epilogue a
+/// staged element as a float, which holds every value of these types but an
+/// i32 beyond 2^24; computing in bf16 would then round it twice where the
+/// threads' own load rounds once (in f32 the two agree, and in f16 such
+/// values overflow either way).
+bool stageable_input(DType dtype, DType compute) {
+  if (dtype == DType::i8 || dtype == DType::u8) return true;
+  if (dtype == DType::i32) return compute != DType::bf16;
+  return stageable(dtype);
+}
+
 /// An (L, M, N) epilogue operand with unit n stride as a row-major matrix.
 MatrixOperand tile_operand(const Problem& p, const EpilogueOperand& e) {
   MatrixOperand m;
@@ -305,7 +316,7 @@ void choose_staged_input(const Problem& p, const Sm90TileConfig& config, Sm90Pla
   if (!whole_tile_slots(config, d_bytes)) return;
   for (std::size_t i = 0; i < p.inputs.size() && i < 64; ++i) {
     const EpilogueOperand& in = p.inputs[i];
-    if (in.load_kind != ir::LoadKind::Tile || in.tensor == nullptr || !stageable(in.dtype) ||
+    if (in.load_kind != ir::LoadKind::Tile || in.tensor == nullptr || !stageable_input(in.dtype, p.compute) ||
         size_bytes(in.dtype) != d_bytes || ((plan.unit_inputs >> i) & 1) == 0 || !tile_view(p, in, plan.c)) {
       continue;
     }

@@ -566,6 +566,40 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   EXPECT_EQ(plan.staged_input, -1);
 }
 
+TEST(Sm90Plan, StagesIntegerInputsOfDsSize) {
+  // An int8 GEMM, D = alpha * accum + beta * C with C of D's dtype (K-major
+  // A and B), computed in `compute`.
+  const std::string source = "def epi(accum, alpha, beta, C):\n    D = alpha * accum + beta * C\n    return D\n";
+  const auto problem = [&](DType cd, DType compute) {
+    return HostProblem(DType::i8, {256, 64}, {}, {64, 256}, {1, 64}, cd, {}, DType::i32, compute, source, DType::f32,
+                       [=](HostProblem& hp, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+                         b.emplace("alpha", Binding(2.0));
+                         b.emplace("beta", Binding(-1.0));
+                         b.emplace("C", Binding(hp.tensor(cd, {M, N}).ref()));
+                       });
+  };
+  // 128x128 cooperative: the slots hold a whole i32 or i8 row block.
+  const Sm90TileConfig cooperative{128, 128, 1, 5, Sm90OperandClass::int8};
+  const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::int8, true};
+  Sm90Plan plan;
+  ASSERT_TRUE(problem(DType::i32, DType::f32).plan(cooperative, plan));
+  EXPECT_EQ(plan.staged_input, 2);
+  EXPECT_EQ(plan.c.dtype, DType::i32);
+  ASSERT_TRUE(problem(DType::i8, DType::f32).plan(cooperative, plan));
+  EXPECT_EQ(plan.staged_input, 2);
+  ASSERT_TRUE(problem(DType::u8, DType::bf16).plan(cooperative, plan));
+  EXPECT_EQ(plan.staged_input, 2);
+  // In f16 an i32 past 2^24 overflows whether or not it went through a float first.
+  ASSERT_TRUE(problem(DType::i32, DType::f16).plan(cooperative, plan));
+  EXPECT_EQ(plan.staged_input, 2);
+  // In bf16 it would be rounded twice: the threads read it.
+  ASSERT_TRUE(problem(DType::i32, DType::bf16).plan(cooperative, plan));
+  EXPECT_EQ(plan.staged_input, -1);
+  // The pingpong tile's slots hold half of an i32 row block.
+  ASSERT_TRUE(problem(DType::i32, DType::f32).plan(pingpong, plan));
+  EXPECT_EQ(plan.staged_input, -1);
+}
+
 TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   // F of the given dtype with rows `f_ld` elements apart, beside D (bf16);
   // `activation` makes the epilogue long (its chunks then run in a loop).
