@@ -18,6 +18,9 @@ struct Pairing {
 constexpr Pairing kPairings[] = {{DType::i8, DType::i8}, {DType::i8, DType::u8}, {DType::u8, DType::i8},
                                  {DType::u8, DType::u8}};
 
+/// Ragged M, N (N % 16 != 0) and K with a batch, whole tiles, a tiny problem.
+constexpr Extents kInt8Shapes[] = {{2, 197, 133, 97}, {1, 256, 512, 128}, {1, 5, 20, 33}};
+
 std::string describe(const Pairing& p) { return std::string(to_string(p.a)) + " x " + std::string(to_string(p.b)); }
 
 /// The class's tile configurations but the grouped-k ones, which need whole
@@ -59,6 +62,13 @@ class Sm90Tf32Int8 : public ::testing::Test {
     p.upload(name);
   }
 
+  /// K-major A and B of `pairing` for extents `e`, over their types' whole ranges.
+  void add_full_range_ab(GpuProblem& p, const Pairing& pairing, const Extents& e) {
+    add_padded_ab(p, pairing.a, pairing.b, e.L, e.M, e.N, e.K, true, true);
+    fill(p, "A", pairing.a == DType::i8 ? -128 : 0, pairing.a == DType::i8 ? 127 : 255);
+    fill(p, "B", pairing.b == DType::i8 ? -128 : 0, pairing.b == DType::i8 ? 127 : 255);
+  }
+
   /// Normal f32 values with all 23 mantissa bits in input `name` (a tf32
   /// tensor: its storage is f32, and wgmma reads only the top 19 bits).
   void fill_full_f32(GpuProblem& p, const std::string& name, double scale) {
@@ -84,7 +94,7 @@ TEST_F(Sm90Tf32Int8, Tf32OnEveryTileConfiguration) {
   const DType ds[] = {DType::f32, DType::bf16, DType::f16};
   std::size_t i = 0;
   for (const detail::Sm90TileConfig& config : configs_of(detail::Sm90OperandClass::tf32)) {
-    for (const Extents& e : shapes) {
+    for (const Extents& e : kInt8Shapes) {
       const DType d = ds[i++ % 3];
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(e) + ", D " + std::string(to_string(d)));
       GpuProblem p(*driver, rng);
@@ -187,19 +197,16 @@ TEST_F(Sm90Tf32Int8, Int8ToI8AndU8DRoundAndSaturateOnEveryTileConfiguration) {
   // batch. The 32-column warpgroups of 64x64 cannot stage one-byte D: there
   // D is i32.
   EPIGEMM_REQUIRE_SM90(driver);
-  const Extents shapes[] = {{2, 197, 133, 97}, {1, 256, 512, 128}, {1, 5, 20, 33}};
   std::size_t i = 0;
   for (const detail::Sm90TileConfig& config : configs_of(detail::Sm90OperandClass::int8)) {
-    for (const Extents& e : shapes) {
+    for (const Extents& e : kInt8Shapes) {
       const Pairing& pairing = kPairings[i % 4];
       const DType d = config.warpgroup_n() < 64 ? DType::i32 : (i % 2 == 0 ? DType::i8 : DType::u8);
       ++i;
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(pairing) + ", " + describe(e) + ", D " +
                    std::string(to_string(d)));
       GpuProblem p(*driver, rng);
-      add_padded_ab(p, pairing.a, pairing.b, e.L, e.M, e.N, e.K, true, true);
-      fill(p, "A", pairing.a == DType::i8 ? -128 : 0, pairing.a == DType::i8 ? 127 : 255);
-      fill(p, "B", pairing.b == DType::i8 ? -128 : 0, pairing.b == DType::i8 ? 127 : 255);
+      add_full_range_ab(p, pairing, e);
       p.set_source("def epi(accum, bias):\n    D = accum * 0.0078125 + bias\n    T = accum\n    return D, T\n");
       p.add("bias", DType::f32, {e.N}, {}, false, 0, -40, 40);
       p.add("D", d, {e.L, e.M, e.N}, padded_rows(d, {e.L, e.M, e.N}), true);
@@ -219,20 +226,17 @@ TEST_F(Sm90Tf32Int8, Int8IntegerInputsOfDsTypeOnEveryTileConfiguration) {
   // Ragged extents with edge tiles past M and N, whole tiles, a batch. The
   // 32-column warpgroups of 64x64 cannot stage one-byte D: there D is i32.
   EPIGEMM_REQUIRE_SM90(driver);
-  const Extents shapes[] = {{2, 197, 133, 97}, {1, 256, 512, 128}, {1, 5, 20, 33}};
   std::size_t i = 0;
   for (const detail::Sm90TileConfig& config : configs_of(detail::Sm90OperandClass::int8)) {
-    for (const Extents& e : shapes) {
+    for (const Extents& e : kInt8Shapes) {
       const Pairing& pairing = kPairings[i % 4];
-      const std::size_t kind = (i + i / std::size(shapes)) % 3;  // each shape takes each kind in turn
+      const std::size_t kind = (i + i / std::size(kInt8Shapes)) % 3;  // each shape takes each kind in turn
       const DType d = config.warpgroup_n() < 64 || kind == 0 ? DType::i32 : (kind == 1 ? DType::i8 : DType::u8);
       ++i;
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(pairing) + ", " + describe(e) + ", C and D " +
                    std::string(to_string(d)));
       GpuProblem p(*driver, rng);
-      add_padded_ab(p, pairing.a, pairing.b, e.L, e.M, e.N, e.K, true, true);
-      fill(p, "A", pairing.a == DType::i8 ? -128 : 0, pairing.a == DType::i8 ? 127 : 255);
-      fill(p, "B", pairing.b == DType::i8 ? -128 : 0, pairing.b == DType::i8 ? 127 : 255);
+      add_full_range_ab(p, pairing, e);
       if (d == DType::i32) {
         p.set_source("def epi(accum, C):\n    D = accum - C * 3.0\n    return D\n");
         p.add("C", d, {e.L, e.M, e.N}, padded_rows(d, {e.L, e.M, e.N}), false, 0, -1000000, 1000000);
