@@ -94,7 +94,7 @@ TEST_F(Sm90Tf32Int8, Tf32OnEveryTileConfiguration) {
   const DType ds[] = {DType::f32, DType::bf16, DType::f16};
   std::size_t i = 0;
   for (const detail::Sm90TileConfig& config : configs_of(detail::Sm90OperandClass::tf32)) {
-    for (const Extents& e : kInt8Shapes) {
+    for (const Extents& e : shapes) {
       const DType d = ds[i++ % 3];
       SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(e) + ", D " + std::string(to_string(d)));
       GpuProblem p(*driver, rng);
