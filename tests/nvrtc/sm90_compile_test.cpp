@@ -21,6 +21,7 @@
 #include "providers/sm90/sm90_plan.hpp"
 #include "providers/sm90/sm90_repack.hpp"
 #include "runtime/nvrtc.hpp"
+#include "support/env.hpp"
 
 namespace epigemm::testing {
 namespace {
@@ -710,6 +711,8 @@ TEST_F(Sm90Compile, RandomEpiloguesOnRotatingTileConfigurations) {
   // kind and dtype, extra tile outputs and reductions) on each operand class's
   // configurations in turn (16-bit with both majors of B, fp8, int8, tf32;
   // f32, f16 and bf16 compute). Fixed seeds: the same programs every run.
+  // For a longer hunt (no GPU needed), EPIGEMM_TEST_RANDOM_CASES sets the
+  // case count and EPIGEMM_TEST_RANDOM_SEED the first seed.
   struct Variant {
     DTypeCombo combo;
     Sm90OperandClass operands;
@@ -724,9 +727,11 @@ TEST_F(Sm90Compile, RandomEpiloguesOnRotatingTileConfigurations) {
   };
   std::vector<Sm90Job> jobs;
   std::vector<std::string> sources;
-  for (std::uint32_t i = 0; i < 18; ++i) {
+  const auto cases = static_cast<std::uint32_t>(env::get_int("EPIGEMM_TEST_RANDOM_CASES", 18));
+  const auto first_seed = static_cast<std::uint32_t>(env::get_int("EPIGEMM_TEST_RANDOM_SEED", 7000));
+  for (std::uint32_t i = 0; i < cases; ++i) {
     const Variant& v = variants[i % std::size(variants)];
-    std::mt19937 case_rng(7000 + i);
+    std::mt19937 case_rng(first_seed + i);
     const RandomEpilogue r = random_epilogue(case_rng, "random" + std::to_string(i), kL, kM, kN, kK,
                                              v.combo.compute, /*more_ops=*/true);
     const bool b_k_major = v.operands != Sm90OperandClass::bits16 || i % 2 == 1;
@@ -736,7 +741,8 @@ TEST_F(Sm90Compile, RandomEpiloguesOnRotatingTileConfigurations) {
   }
   compile_all(jobs);
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    EXPECT_TRUE(jobs[i].error.empty()) << jobs[i].label << ":\n" << sources[i] << jobs[i].error;
+    EXPECT_TRUE(jobs[i].error.empty()) << jobs[i].label << " (seed " << first_seed + i << "):\n"
+                                       << sources[i] << jobs[i].error;
 }
 
 }  // namespace
