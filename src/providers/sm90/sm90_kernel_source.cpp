@@ -64,6 +64,39 @@ bool reduces(const Problem& p) {
   return false;
 }
 
+/// "NAME (how), ...": the full-tile operands among `operands` but `skip`,
+/// `staged` one said `staged_how` and the others `threads_how`.
+std::string tile_operand_list(const std::vector<EpilogueOperand>& operands, bool inputs, int skip, int staged,
+                              std::string_view staged_how, std::string_view threads_how) {
+  std::string items;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const bool tile = inputs ? operands[i].load_kind == ir::LoadKind::Tile
+                             : operands[i].store_kind == ir::StoreKind::Tile;
+    if (!tile || static_cast<int>(i) == skip) continue;
+    items += (items.empty() ? "" : ", ") + std::string(operands[i].name) + " (" +
+             std::string(static_cast<int>(i) == staged ? staged_how : threads_how) + ")";
+  }
+  return items;
+}
+
+/// How the kernel moves each full-tile operand: D and at most one more
+/// output leave through the staging buffers, one input may arrive through
+/// them; the threads read and write the others element by element.
+std::string tile_operand_comment(const Problem& p, const Sm90Plan& plan) {
+  TextWriter out;
+  out << "// D: " << (!plan.d_by_threads ? "staged, TMA stores" : plan.d_words ? "stored by the threads in words"
+                                                                                : "stored by the threads")
+      << ".";
+  const std::string in = tile_operand_list(p.inputs, true, -1, plan.staged_input, "TMA-loaded into D's buffers",
+                                           "read by the threads");
+  const std::string out_list = tile_operand_list(p.outputs, false, plan.d_slot, plan.staged_output,
+                                                 "staged behind D, TMA stores", "stored by the threads");
+  if (!in.empty()) out << " Tile inputs: " << in << ".";
+  if (!out_list.empty()) out << " Other tile outputs: " << out_list << ".";
+  out << "\n";
+  return out.str();
+}
+
 /// A tile that could cut along K whose kernel leaves stream-K's code out.
 bool without_stream_k(const Sm90Plan& plan, const Sm90TileConfig& c) {
   return c.may_cut_along_k() && !plan.stream_k_code;
@@ -127,6 +160,7 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
       << (plan.a_k_major ? " (K-major)" : " (M-major)") << ", B " << to_string(p.B.dtype)
       << (plan.b_k_major ? " (K-major)" : " (N-major)") << ", D " << to_string(plan.d_dtype) << ", accumulator "
       << to_string(p.accumulator) << ", compute " << to_string(p.compute) << ".\n";
+  out << tile_operand_comment(p, plan);
   out << "// The epilogue DAG:\n" << dag_comment(*p.dag) << "\n";
   out << "#include \"epilogue_params.cuh\"\n#include \"dtypes.cuh\"\n#include \"epilogue_ops.cuh\"\n\n";
   out << codegen::emit_epilogue(*p.dag, p.accumulator, p.compute) << "\n";

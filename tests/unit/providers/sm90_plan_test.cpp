@@ -600,6 +600,30 @@ TEST(Sm90Plan, StagesIntegerInputsOfDsSize) {
   EXPECT_EQ(plan.staged_input, -1);
 }
 
+TEST(Sm90Plan, KernelSourceSaysHowEachTileOperandMoves) {
+  // C (bf16, D's size) and E (f32) in, F (bf16) and G (f32) out beside D.
+  const std::string source =
+      "def epi(accum, C, E):\n    F = accum + C\n    G = F * E\n    D = relu(G)\n    return D, F, G\n";
+  const HostProblem hp(DType::bf16, {64, 16}, {}, {16, 40}, {}, DType::bf16, {}, DType::f32, DType::f32, source,
+                       DType::f32, [](HostProblem& h, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+                         b.emplace("C", Binding(h.tensor(DType::bf16, {M, N}).ref()));
+                         b.emplace("E", Binding(h.tensor(DType::f32, {M, N}).ref()));
+                         b.emplace("F", Binding(h.tensor(DType::bf16, {M, N}).ref()));
+                         b.emplace("G", Binding(h.tensor(DType::f32, {M, N}).ref()));
+                       });
+  Sm90Plan plan;
+  ASSERT_TRUE(hp.plan(kBig16, plan));
+  const std::string text = detail::sm90_kernel_source(hp.problem, plan, kBig16);
+  EXPECT_TRUE(contains(text, "\n// D: staged, TMA stores. Tile inputs: C (TMA-loaded into D's buffers), E (read by the "
+                             "threads). Other tile outputs: F (staged behind D, TMA stores), G (stored by the "
+                             "threads).\n"))
+      << text.substr(0, 400);
+  // A GEMM alone: D's line only.
+  const HostProblem alone(DType::bf16, {64, 16}, {}, {16, 40}, {}, DType::bf16);
+  ASSERT_TRUE(alone.plan(kBig16, plan));
+  EXPECT_TRUE(contains(detail::sm90_kernel_source(alone.problem, plan, kBig16), "\n// D: staged, TMA stores.\n"));
+}
+
 TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   // F of the given dtype with rows `f_ld` elements apart, beside D (bf16);
   // `activation` makes the epilogue long (its chunks then run in a loop).
