@@ -44,12 +44,19 @@ __device__ __forceinline__ T epg_sm90_ldg(const void* base, long long offset) {
   return epg_decode<DT, T>(__ldg(static_cast<const S*>(base) + offset));
 }
 
+// The unsigned word as wide as two S (a pair of adjacent elements).
+template <int kBytes> struct EpgSm90PairWord;
+template <> struct EpgSm90PairWord<2> { using type = unsigned short; };
+template <> struct EpgSm90PairWord<4> { using type = unsigned int; };
+template <> struct EpgSm90PairWord<8> { using type = unsigned long long; };
+template <> struct EpgSm90PairWord<16> { using type = uint4; };
+
 // Whether bit i of a 64-bit mask is set (false past bit 63).
 __host__ __device__ constexpr bool epg_sm90_bit(unsigned long long mask, int i) {
   return i < 64 && ((mask >> (i < 64 ? i : 0)) & 1);
 }
 
-// Two adjacent elements as one aligned store.
+// Two adjacent elements as one aligned load or store.
 template <class S>
 struct alignas(2 * sizeof(S)) EpgSm90Pair {
   S lo, hi;
@@ -68,6 +75,19 @@ __device__ __forceinline__ void epg_sm90_store_pair(void* base, long long offset
     at[0] = lo;
     at[1] = hi;
   }
+}
+
+// Elements at[0] and at[1] of a DT input as one load through the read-only
+// path; `at` is aligned to the pair's size.
+template <int DT>
+__device__ __forceinline__ EpgSm90Pair<typename EpgStorage<DT>::type> epg_sm90_ldg_pair(
+    const typename EpgStorage<DT>::type* at) {
+  using S = typename EpgStorage<DT>::type;
+  using W = typename EpgSm90PairWord<2 * sizeof(S)>::type;
+  const W word = __ldg(reinterpret_cast<const W*>(at));
+  EpgSm90Pair<S> pair;
+  memcpy(&pair, &word, sizeof word);
+  return pair;
 }
 
 // Brings the 128-byte line holding `address` into L2.
@@ -150,7 +170,10 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // warpgroup tile when narrower); kUnitIn /
 // kUnitOut: bit I (J) set when input I (output J) steps by one element along
 // its contiguous axis (n for rows and tiles, m for columns), so its offsets
-// need no multiply; kLoop: stage the chunks in a loop (long epilogues);
+// need no multiply; kPairIn: bit I set when tile input I (read by the
+// threads) has every pair of elements at an even column aligned to the
+// pair's size, so each pair is loaded as one access; kLoop: stage the
+// chunks in a loop (long epilogues);
 // kStaged: the full-tile input the kernel TMA-loads into the output staging
 // slots (its value reaches Tile::operator() as `staged`), or -1;
 // kStagedOut: the tile output besides D that the kernel stages and
@@ -172,7 +195,8 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          bool kLoop = false, int kStaged = -1, int kStagedOut = -1, int kHoldVectors = 0, int kDByThreads = 0,
+          unsigned long long kPairIn, bool kLoop = false, int kStaged = -1, int kStagedOut = -1, int kHoldVectors = 0,
+          int kDByThreads = 0,
           class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
@@ -285,9 +309,10 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
   // Per warpgroup tile: the batch, scalars loaded once, reduction partials
   // (rows: the thread's two rows h; columns: its kCols columns of the current
   // chunk; all: four, by row h and column parity, so that consecutive
-  // elements do not wait on each other), and for each contiguous tile output
+  // elements do not wait on each other), for each contiguous tile output
   // the value of an even column waiting for its odd neighbour, so the two
-  // leave together.
+  // leave together, and for each contiguous tile input read by the threads
+  // the value of an odd column loaded with its even neighbour.
   struct Tile {
     // Elements outside D may be evaluated and dropped (EvaluatesFreely in
     // sm90_epilogue.cuh): their held vector values and staged inputs are
@@ -295,6 +320,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     // itself leaves, and their reductions combine the identity instead.
     static constexpr bool kEvaluatesFreely =
         epg_sm90_touches_no_memory<Epi, kDSlot, kStaged, kStagedOut, kHoldVectors != 0>();
+    // Tile inputs of kPairIn load an even column with its odd neighbour.
+    static constexpr bool kLoadsPairs = kPairIn != 0;
     const Params& p;
     long long l;
     int M, N;
@@ -303,6 +330,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     Compute col[kReduceSlots][kCols];
     Compute all[kReduceSlots][4];
     Result pending[kOutputs];
+    Compute next_in[kInputs];
     // Per row, column and (unstaged) tile input, and per tile output stored
     // here: its element (row0, n0) of the current chunk (see begin_chunk), so
     // that each element's address is this pointer plus a constant offset.
@@ -462,11 +490,12 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
 
     // One element: h and c are the register coordinates of the kernel's Tile
     // contract (sm90_epilogue.cuh); `inside` false: an element outside D
-    // evaluated freely, which adds nothing to the reductions.
+    // evaluated freely, which adds nothing to the reductions; `next_inside`
+    // false: the element's neighbour (m, n + 1) lies outside D.
     template <class KernelAcc>
     __device__ __forceinline__ DValue operator()(KernelAcc acc, float staged, float& aux, int m, int n, int h,
-                                                 int c, bool inside = true) {
-      Ctx ctx{*this, m, n, h, c, staged, aux, DValue(0), inside};
+                                                 int c, bool inside = true, bool next_inside = true) {
+      Ctx ctx{*this, m, n, h, c, staged, aux, DValue(0), inside, next_inside};
       Epi::apply(ctx, epg_sm90_acc<typename Epi::Acc>(acc));
       return ctx.result;
     }
@@ -489,10 +518,11 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     Tile& t;
     long long m, n;
     int h, c;
-    float staged;  // input kStaged's element (m, n)
-    float& aux;    // output kStagedOut's element (m, n)
+    float staged;      // input kStaged's element (m, n)
+    float& aux;        // output kStagedOut's element (m, n)
     DValue result;
-    bool inside;   // (m, n) lies in D (else: evaluated freely, not reduced)
+    bool inside;       // (m, n) lies in D (else: evaluated freely, not reduced)
+    bool next_inside;  // (m, n + 1) lies in D
 
     template <int I>
     __device__ __forceinline__ Compute load() const {
@@ -515,10 +545,29 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
           return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dn : dn * o.stride_n);
         } else if constexpr (kKind == kEpgLoadColumn) {
           return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], kUnit ? dm : dm * o.stride_m);
+        } else if constexpr (epg_sm90_bit(kPairIn, I)) {
+          return load_pair_member<I>(dm * o.stride_m + dn);
         } else {
-          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], dm * o.stride_m + (kUnit ? dn : dn * o.stride_n));
+          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], dm * o.stride_m + dn * o.stride_n);
         }
       }
+    }
+
+    // Tile input I's element `offset` from the chunk's base, with kPairIn's
+    // alignment. An even column loads its odd neighbour with it as one
+    // access, unless that neighbour lies outside D; the odd column,
+    // evaluated next and only inside D, takes that value.
+    template <int I>
+    __device__ __forceinline__ Compute load_pair_member(long long offset) const {
+      constexpr int kDType = Epi::kInDType[I];
+      using S = typename EpgStorage<kDType>::type;
+      if (c % 2 == 1) return t.next_in[I];
+      if (next_inside) {
+        const EpgSm90Pair<S> pair = epg_sm90_ldg_pair<kDType>(static_cast<const S*>(t.chunk_in[I]) + offset);
+        t.next_in[I] = epg_decode<kDType, Compute>(pair.hi);
+        return epg_decode<kDType, Compute>(pair.lo);
+      }
+      return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], offset);
     }
 
     template <int J, class V>

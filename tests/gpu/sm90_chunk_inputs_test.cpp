@@ -48,6 +48,49 @@ TEST_F(Sm90ChunkInputs, RowColumnAndTileInputsOnFullAndEdgeTiles) {
   }
 }
 
+TEST_F(Sm90ChunkInputs, TileInputsReadInPairsOnFullAndEdgeTiles) {
+  // Tile inputs the threads read an even column and its neighbour at a
+  // time (Q, P, R, W: 2, 1, 4 and 8 bytes, aligned to a pair; C, of D's
+  // size, is staged where the tile's slots hold it), beside ones read
+  // element by element (Q2: rows an odd number of elements apart, so every
+  // other row starts mid-pair; R2: its pointer one element past a pair).
+  // N is odd, so each row's last pair straddles D's edge; unrolled and
+  // looped chunks.
+  EPIGEMM_REQUIRE_SM90(driver);
+  const std::int64_t L = 2, M = 2 * 128 + 45, N = 2 * 256 + 37, K = 40;
+  for (const bool gelu : {false, true}) {
+    for (const detail::Sm90TileConfig& config : bits16_tile_configs()) {
+      SCOPED_TRACE(std::string(gelu ? "gelu, " : "") + describe(config, L, M, N, K));
+      GpuProblem p(*driver, rng);
+      add_padded_ab(p, DType::bf16, DType::bf16, L, M, N, K);
+      p.fill_normal("A");
+      p.fill_normal("B", 0.25);
+      p.set_source(std::string("def epi(accum, C, Q, P, R, W, Q2, R2):\n    X = ") +
+                   (gelu ? "gelu(accum)" : "accum") +
+                   "\n    D = X + C + Q * P + 0.5 * R - W + Q2 * R2\n    return D\n");
+      // Rows (and batches) an even number of elements apart, but for Q2 and R2.
+      const Dims tile{L, M, N}, even{M * (N + 1), N + 1, 1}, odd{M * N, N, 1};
+      p.add("C", DType::bf16, tile, padded_rows(DType::bf16, tile));
+      p.add("Q", DType::f16, tile, even);
+      p.add("P", DType::i8, tile, even);
+      p.add("R", DType::f32, tile, even);
+      p.add("W", DType::f64, tile, even);
+      p.add("Q2", DType::f16, tile, odd);
+      p.add("R2", DType::f32, tile, even, false, 4);
+      for (const char* name : {"C", "Q", "R", "W", "Q2", "R2"}) p.fill_normal(name);
+      p.add("D", DType::bf16, tile, padded_rows(DType::bf16, tile), true);
+      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+      const Operator op = sm90_candidates(p, DType::f32, DType::f32, pin_config(config)).front().op;
+      const std::string source = op.generated_source(p.args(true, DType::f32, DType::f32));
+      for (const char* expected :
+           {"Q (read by the threads in pairs)", "P (read by the threads in pairs)", "R (read by the threads in pairs)",
+            "W (read by the threads in pairs)", "Q2 (read by the threads)", "R2 (read by the threads)"}) {
+        EXPECT_NE(source.find(expected), std::string::npos) << expected << " in\n" << source.substr(0, 600);
+      }
+    }
+  }
+}
+
 TEST_F(Sm90ChunkInputs, TileOutputsStoredDirectlyOnFullAndEdgeTiles) {
   // Outputs besides D that do not go through the staging slots: F of
   // another element size (stored by pairs, offset by one element so that

@@ -65,32 +65,35 @@ bool reduces(const Problem& p) {
 }
 
 /// "NAME (how), ...": the full-tile operands among `operands` but `skip`,
-/// `staged` one said `staged_how` and the others `threads_how`.
-std::string tile_operand_list(const std::vector<EpilogueOperand>& operands, bool inputs, int skip, int staged,
-                              std::string_view staged_how, std::string_view threads_how) {
+/// each with how(index) says it moves.
+template <class How>
+std::string tile_operand_list(const std::vector<EpilogueOperand>& operands, bool inputs, int skip, const How& how) {
   std::string items;
   for (std::size_t i = 0; i < operands.size(); ++i) {
     const bool tile = inputs ? operands[i].load_kind == ir::LoadKind::Tile
                              : operands[i].store_kind == ir::StoreKind::Tile;
     if (!tile || static_cast<int>(i) == skip) continue;
-    items += (items.empty() ? "" : ", ") + std::string(operands[i].name) + " (" +
-             std::string(static_cast<int>(i) == staged ? staged_how : threads_how) + ")";
+    items += (items.empty() ? "" : ", ") + std::string(operands[i].name) + " (" + std::string(how(i)) + ")";
   }
   return items;
 }
 
 /// How the kernel moves each full-tile operand: D and at most one more
 /// output leave through the staging buffers, one input may arrive through
-/// them; the threads read and write the others element by element.
+/// them; the threads read and write the others, inputs by aligned pairs
+/// where they can (Sm90Plan::pair_inputs), else element by element.
 std::string tile_operand_comment(const Problem& p, const Sm90Plan& plan) {
   TextWriter out;
   out << "// D: " << (!plan.d_by_threads ? "staged, TMA stores" : plan.d_words ? "stored by the threads in words"
                                                                                 : "stored by the threads")
       << ".";
-  const std::string in = tile_operand_list(p.inputs, true, -1, plan.staged_input, "TMA-loaded into D's buffers",
-                                           "read by the threads");
-  const std::string out_list = tile_operand_list(p.outputs, false, plan.d_slot, plan.staged_output,
-                                                 "staged behind D, TMA stores", "stored by the threads");
+  const std::string in = tile_operand_list(p.inputs, true, -1, [&](std::size_t i) -> std::string_view {
+    if (static_cast<int>(i) == plan.staged_input) return "TMA-loaded into D's buffers";
+    return i < 64 && ((plan.pair_inputs >> i) & 1) != 0 ? "read by the threads in pairs" : "read by the threads";
+  });
+  const std::string out_list = tile_operand_list(p.outputs, false, plan.d_slot, [&](std::size_t j) {
+    return static_cast<int>(j) == plan.staged_output ? "staged behind D, TMA stores" : "stored by the threads";
+  });
   if (!in.empty()) out << " Tile inputs: " << in << ".";
   if (!out_list.empty()) out << " Other tile outputs: " << out_list << ".";
   out << "\n";
@@ -126,8 +129,8 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
   TextWriter out;
   out << "epigemm::sm90::gemm_kernel<" << gemm_config_type(p, plan, c) << ", EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
-      << "ull, " << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", "
-      << plan.staged_output << ", "
+      << "ull, " << plan.pair_inputs << "ull, " << (plan.loop_chunks ? "true" : "false") << ", "
+      << plan.staged_input << ", " << plan.staged_output << ", "
       << c.vector_hold(d_bytes(plan), (plan.tile_kinds & kSm90EdgeTiles) != 0, plan.loop_chunks) << ", "
       << d_store_mode(plan);
   if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
@@ -147,6 +150,7 @@ std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90
   key = hash_combine(key, static_cast<std::uint64_t>(plan.d_slot));
   key = hash_combine(key, plan.unit_inputs);
   key = hash_combine(key, plan.unit_outputs);
+  key = hash_combine(key, plan.pair_inputs);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
   key = hash_combine(key, without_stream_k(plan, config) ? 1 : 0);

@@ -347,6 +347,25 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
+/// Marks each tile input the threads read (not staged) whose every pair of
+/// adjacent elements at an even column is aligned to its size: contiguous
+/// rows, pointer aligned to the pair, row and batch strides even. The
+/// kernel then loads such pairs as one access.
+void pair_mask(const Problem& p, Sm90Plan& plan) {
+  plan.pair_inputs = 0;
+  for (std::size_t i = 0; i < p.inputs.size() && i < 64; ++i) {
+    const EpilogueOperand& in = p.inputs[i];
+    if (in.load_kind != ir::LoadKind::Tile || in.tensor == nullptr || static_cast<int>(i) == plan.staged_input ||
+        ((plan.unit_inputs >> i) & 1) == 0) {
+      continue;
+    }
+    const auto pair_bytes = static_cast<std::uintptr_t>(2 * size_bytes(in.dtype));
+    const bool aligned = reinterpret_cast<std::uintptr_t>(in.tensor->data) % pair_bytes == 0 && in.stride_m % 2 == 0 &&
+                         (p.L == 1 || in.stride_l % 2 == 0);
+    if (aligned) plan.pair_inputs |= std::uint64_t{1} << i;
+  }
+}
+
 /// A tile input or output the threads access element by element, with how
 /// TMA would fit it.
 struct ThreadTile {
@@ -531,6 +550,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.gemm_writes_identity = plan.reduce_elements > 0 && plan.reduce_elements <= kSm90GridIdentityElements;
   choose_staged_input(p, config, plan);
   choose_staged_output(p, config, plan);
+  pair_mask(p, plan);
   plan.unaligned_tile_rows = !unaligned_thread_tiles(p, plan).empty();
   return check_grouped_k(p, config, plan);
 }

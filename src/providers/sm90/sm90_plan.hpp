@@ -77,6 +77,11 @@ struct Sm90Plan {
   /// for tile output J. The kernel then indexes without a multiply.
   std::uint64_t unit_inputs = 0;
   std::uint64_t unit_outputs = 0;
+  /// Bit I: tile input I, read by the threads (not staged), has contiguous
+  /// rows, a pointer aligned to two elements and even row and batch
+  /// strides, so the kernel loads each even column with its odd neighbour
+  /// as one access.
+  std::uint64_t pair_inputs = 0;
   /// The full-tile epilogue input the kernel TMA-loads into D's staging
   /// slots during the main loop (-1: none), its view {N, M, L} (laid out as
   /// D's) and whether it has a batch dimension.

@@ -615,13 +615,64 @@ TEST(Sm90Plan, KernelSourceSaysHowEachTileOperandMoves) {
   ASSERT_TRUE(hp.plan(kBig16, plan));
   const std::string text = detail::sm90_kernel_source(hp.problem, plan, kBig16);
   EXPECT_TRUE(contains(text, "\n// D: staged, TMA stores. Tile inputs: C (TMA-loaded into D's buffers), E (read by the "
-                             "threads). Other tile outputs: F (staged behind D, TMA stores), G (stored by the "
+                             "threads in pairs). Other tile outputs: F (staged behind D, TMA stores), G (stored by the "
                              "threads).\n"))
       << text.substr(0, 400);
   // A GEMM alone: D's line only.
   const HostProblem alone(DType::bf16, {64, 16}, {}, {16, 40}, {}, DType::bf16);
   ASSERT_TRUE(alone.plan(kBig16, plan));
   EXPECT_TRUE(contains(detail::sm90_kernel_source(alone.problem, plan, kBig16), "\n// D: staged, TMA stores.\n"));
+}
+
+TEST(Sm90Plan, PairsTileInputsWhoseEvenColumnsAreAlignedToAPair) {
+  // D = accum + E * G (f32 D: no 2- or 1-byte input is staged), E and G tile
+  // inputs bound by `bind`, L = 2, M = 64, N = 40.
+  using Bind = std::function<TensorRef(HostProblem&, DType, std::int64_t, std::int64_t)>;
+  const auto pairs = [](DType dtype, const Bind& bind, const Sm90TileConfig& config = kBig16) {
+    const std::string source = "def epi(accum, E, G):\n    D = accum + E * G\n    return D\n";
+    const auto bind_inputs = [&](HostProblem& h, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+      b.emplace("E", Binding(bind(h, dtype, M, N)));
+      b.emplace("G", Binding(h.tensor(DType::bf16, {2, M, N}, {M * N + 1, N, 1}).ref()));
+    };
+    const HostProblem hp(DType::bf16, {2, 64, 16}, {}, {2, 16, 40}, {}, DType::f32, {}, DType::f32, DType::f32, source,
+                         DType::f32, bind_inputs);
+    Sm90Plan plan;
+    EXPECT_TRUE(hp.plan(config, plan));
+    return std::pair{plan.pair_inputs, detail::sm90_kernel_name(hp.problem, plan, config)};
+  };
+  const auto contiguous = [](HostProblem& h, DType dtype, std::int64_t M, std::int64_t N) {
+    return h.tensor(dtype, {2, M, N}).ref();
+  };
+  // G's odd batch stride leaves batch 1's pairs unaligned: never paired.
+  for (const DType dtype : {DType::u8, DType::bf16, DType::f16, DType::i32, DType::f64}) {
+    SCOPED_TRACE(to_string(dtype));
+    const auto [mask, name] = pairs(dtype, contiguous);
+    EXPECT_EQ(mask, 1u);  // E is input 0, G input 1
+    EXPECT_TRUE(contains(name, "EpgSm90Hook<EpgEpilogue, 0, 32, 3ull, 1ull, 1ull, ")) << name;
+  }
+  // Rows an odd number of elements apart, a pointer one element past a
+  // pair's alignment, and a step of two along n: element by element.
+  const auto odd_rows = [](HostProblem& h, DType dtype, std::int64_t M, std::int64_t N) {
+    return h.tensor(dtype, {2, M, N}, {M * (N + 2), N + 1, 1}).ref();
+  };
+  const auto offset = [](HostProblem& h, DType dtype, std::int64_t M, std::int64_t N) {
+    const TensorRef whole = h.tensor(dtype, {2 * M * N + 1}).ref();
+    return TensorRef::host(static_cast<const char*>(whole.data) + size_bytes(dtype), dtype, {2, M, N});
+  };
+  const auto strided = [](HostProblem& h, DType dtype, std::int64_t M, std::int64_t N) {
+    return h.tensor(dtype, {2, M, N}, {2 * M * N, 2 * N, 2}).ref();
+  };
+  EXPECT_EQ(pairs(DType::f16, odd_rows).first, 0u);
+  EXPECT_EQ(pairs(DType::f16, offset).first, 0u);
+  EXPECT_EQ(pairs(DType::f32, offset).first, 0u);
+  EXPECT_EQ(pairs(DType::f16, strided).first, 0u);
+  // An f32 E is D's size: staged on a tile whose slots hold a whole f32
+  // row block, read by pairs where they hold part of one.
+  const Sm90TileConfig cooperative{128, 128, 1, 5, Sm90OperandClass::bits16};
+  const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
+  EXPECT_EQ(pairs(DType::f32, contiguous, cooperative).first, 0u);
+  EXPECT_EQ(pairs(DType::f32, contiguous, pingpong).first, 1u);
+  EXPECT_EQ(pairs(DType::f32, contiguous).first, 1u);
 }
 
 TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
