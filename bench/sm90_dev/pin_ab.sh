@@ -4,15 +4,17 @@
 # X Y Y X, each with one operator pinned (--operator) and cuBLASLt's GEMM
 # alone beside it in the same process (block-interleaved, L2 flushed).
 # Prints one line per row: the pin, both medians and their ratio.
+# With PIN_AB_PATCH, Y runs a second build with that patch applied.
 #
 # usage: bench/sm90_dev/pin_ab.sh CASES_FILE
 #   CASES_FILE: one case per line, "ONLY|BUDGET|SHAPE|X|Y":
 #     ONLY   the rows' --only text, e.g. "bf16 8192^3 none"
 #     BUDGET seconds per row (--budget)
 #     SHAPE  MxNxK for a shape beyond the suite (--shape), or empty
-#     X, Y   substrings of the two operators' names
+#     X, Y   substrings of the two operators' names (empty: the pick)
 #   e.g. "bf16 8192^3 none|0.5||128x128x64_c1x1_pingpong_16bit|128x256x64_c1x1_16bit"
 #   PIN_AB_GUARD=S  skip the cases left after S seconds (default 520)
+#   PIN_AB_PATCH=P  Y runs build-bench-patched: this tree with patch P applied
 #   OUT=DIR         the log goes to DIR/pin_ab.log too
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,12 +29,25 @@ if [[ ! -x $bin ]]; then
     -DEPIGEMM_BUILD_BENCH=ON -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null || exit 1
   cmake --build "$build" --target epilogue_bench -j "$(nproc)" | tail -1
 fi
+bin_y=$bin
+if [[ -n ${PIN_AB_PATCH:-} ]]; then
+  patched=$root/build-bench-patched
+  copy=$(mktemp -d)
+  tar -C "$root" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$copy" -xf -
+  (cd "$copy" && patch -p1 -s < "$(realpath "$PIN_AB_PATCH")") || exit 1
+  cmake -S "$copy" -B "$patched" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF \
+    -DEPIGEMM_BUILD_BENCH=ON -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null || exit 1
+  cmake --build "$patched" --target epilogue_bench -j "$(nproc)" | tail -1
+  bin_y=$patched/bench/epilogue_bench
+fi
 echo "build $(( $(date +%s) - start )) s"
 
 work=$(mktemp -d)
 run_pinned() {  # tag pin epilogue_bench-flags...
-  local tag=$1 pin=$2; shift 2
-  "$bin" --json "$work/$tag.json" --operator "$pin" "$@" > "$work/$tag.txt" 2>&1 || tail -5 "$work/$tag.txt"
+  local tag=$1 pin=$2 exe=$bin; shift 2
+  [[ $tag == Y ]] && exe=$bin_y
+  [[ -n $pin ]] && set -- --operator "$pin" "$@"
+  "$exe" --json "$work/$tag.json" "$@" > "$work/$tag.txt" 2>&1 || tail -5 "$work/$tag.txt"
   python3 - "$tag" "$work/$tag.json" << 'PY'
 import json, sys
 tag, path = sys.argv[1], sys.argv[2]
