@@ -548,7 +548,7 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         } else if constexpr (epg_sm90_bit(kPairIn, I)) {
           return load_pair_member<I>(dm * o.stride_m + dn);
         } else {
-          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], dm * o.stride_m + dn * o.stride_n);
+          return epg_sm90_ldg<kDType, Compute>(t.chunk_in[I], dm * o.stride_m + (kUnit ? dn : dn * o.stride_n));
         }
       }
     }
