@@ -347,22 +347,34 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
-/// Marks each tile input the threads read (not staged) whose every pair of
-/// adjacent elements at an even column is aligned to its size: contiguous
-/// rows, pointer aligned to the pair, row and batch strides even. The
-/// kernel then loads such pairs as one access.
+/// Whether input i is a contiguous tile input the threads read (not staged).
+bool thread_read_contiguous_tile(const Problem& p, const Sm90Plan& plan, std::size_t i) {
+  const EpilogueOperand& in = p.inputs[i];
+  return in.load_kind == ir::LoadKind::Tile && in.tensor != nullptr && static_cast<int>(i) != plan.staged_input &&
+         i < 64 && ((plan.unit_inputs >> i) & 1) != 0;
+}
+
+/// Why the pairs of adjacent elements at even columns of tile input `in`
+/// are not all aligned to a pair's size, or empty when they are.
+std::string unpaired_cause(const Problem& p, const EpilogueOperand& in) {
+  const auto pair_bytes = static_cast<std::uintptr_t>(2 * size_bytes(in.dtype));
+  if (reinterpret_cast<std::uintptr_t>(in.tensor->data) % pair_bytes != 0) {
+    return "its base address is not a multiple of " + std::to_string(pair_bytes) + " bytes (two elements)";
+  }
+  if (in.stride_m % 2 != 0) return "its rows are an odd number of elements apart";
+  if (p.L > 1 && in.stride_l % 2 != 0) return "its batches are an odd number of elements apart";
+  return "";
+}
+
+/// Marks each contiguous tile input the threads read whose every pair of
+/// adjacent elements at an even column is aligned to its size (pointer
+/// aligned to the pair, row and batch strides even). The kernel then loads
+/// such pairs as one access.
 void pair_mask(const Problem& p, Sm90Plan& plan) {
   plan.pair_inputs = 0;
-  for (std::size_t i = 0; i < p.inputs.size() && i < 64; ++i) {
-    const EpilogueOperand& in = p.inputs[i];
-    if (in.load_kind != ir::LoadKind::Tile || in.tensor == nullptr || static_cast<int>(i) == plan.staged_input ||
-        ((plan.unit_inputs >> i) & 1) == 0) {
-      continue;
-    }
-    const auto pair_bytes = static_cast<std::uintptr_t>(2 * size_bytes(in.dtype));
-    const bool aligned = reinterpret_cast<std::uintptr_t>(in.tensor->data) % pair_bytes == 0 && in.stride_m % 2 == 0 &&
-                         (p.L == 1 || in.stride_l % 2 == 0);
-    if (aligned) plan.pair_inputs |= std::uint64_t{1} << i;
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    if (thread_read_contiguous_tile(p, plan, i) && unpaired_cause(p, p.inputs[i]).empty())
+      plan.pair_inputs |= std::uint64_t{1} << i;
   }
 }
 
@@ -488,9 +500,16 @@ std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan,
   for (const ThreadTile& t : unaligned_thread_tiles(p, plan)) {
     const bool input = t.operand->load_kind == ir::LoadKind::Tile;
     notes.push_back(std::string(input ? "input '" : "output '") + std::string(t.operand->name) + "' is " +
-                    (input ? "read" : "written") + " by the kernel's threads element by element, because " +
+                    (input ? "read" : "written") + " by the kernel's threads, because " +
                     unfit_cause(kRowMajor, t.fit, p.L, t.operand->stride_l != 0) +
                     "; whole tiles run on one CTA per SM");
+  }
+  for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+    if (!thread_read_contiguous_tile(p, plan, i)) continue;
+    if (const std::string cause = unpaired_cause(p, p.inputs[i]); !cause.empty()) {
+      notes.push_back("input '" + std::string(p.inputs[i].name) +
+                      "' is read by the kernel's threads one element per load rather than two, because " + cause);
+    }
   }
   return notes;
 }

@@ -545,10 +545,13 @@ TEST(Sm90Plan, StagesAFullTileInputOfDsSizeThatTmaCanLoad) {
   EXPECT_EQ(plan.staged_input, 1);
   EXPECT_TRUE(plan.unaligned_tile_rows);
   const std::vector<std::string> notes = detail::sm90_plan_notes(ragged_c.problem, plan, kBig16.operands);
-  ASSERT_EQ(notes.size(), 1u);
+  ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(notes[0],
-            "input 'C' is read by the kernel's threads element by element, because its rows are 82 bytes apart (TMA "
-            "needs a multiple of 16); whole tiles run on one CTA per SM");
+            "input 'C' is read by the kernel's threads, because its rows are 82 bytes apart (TMA needs a multiple of "
+            "16); whole tiles run on one CTA per SM");
+  EXPECT_EQ(notes[1],
+            "input 'C' is read by the kernel's threads one element per load rather than two, because its rows are "
+            "an odd number of elements apart");
   // Neither input fits: none is staged.
   ASSERT_TRUE(problem(DType::f32, DType::f32, 48).plan(kBig16, plan));
   EXPECT_EQ(plan.staged_input, -1);
@@ -638,7 +641,8 @@ TEST(Sm90Plan, PairsTileInputsWhoseEvenColumnsAreAlignedToAPair) {
                          DType::f32, bind_inputs);
     Sm90Plan plan;
     EXPECT_TRUE(hp.plan(config, plan));
-    return std::pair{plan.pair_inputs, detail::sm90_kernel_name(hp.problem, plan, config)};
+    const std::vector<std::string> notes = detail::sm90_plan_notes(hp.problem, plan, config.operands);
+    return std::tuple{plan.pair_inputs, detail::sm90_kernel_name(hp.problem, plan, config), notes};
   };
   const auto contiguous = [](HostProblem& h, DType dtype, std::int64_t M, std::int64_t N) {
     return h.tensor(dtype, {2, M, N}).ref();
@@ -646,9 +650,13 @@ TEST(Sm90Plan, PairsTileInputsWhoseEvenColumnsAreAlignedToAPair) {
   // G's odd batch stride leaves batch 1's pairs unaligned: never paired.
   for (const DType dtype : {DType::u8, DType::bf16, DType::f16, DType::i32, DType::f64}) {
     SCOPED_TRACE(to_string(dtype));
-    const auto [mask, name] = pairs(dtype, contiguous);
+    const auto [mask, name, notes] = pairs(dtype, contiguous);
     EXPECT_EQ(mask, 1u);  // E is input 0, G input 1
     EXPECT_TRUE(contains(name, "EpgSm90Hook<EpgEpilogue, 0, 32, 3ull, 1ull, 1ull, ")) << name;
+    EXPECT_EQ(notes.back(),
+              "input 'G' is read by the kernel's threads one element per load rather than two, because its batches "
+              "are an odd number of elements apart");
+    for (const std::string& note : notes) EXPECT_FALSE(contains(note, "'E' is read by the kernel's threads one"));
   }
   // Rows an odd number of elements apart, a pointer one element past a
   // pair's alignment, and a step of two along n: element by element.
@@ -662,17 +670,24 @@ TEST(Sm90Plan, PairsTileInputsWhoseEvenColumnsAreAlignedToAPair) {
   const auto strided = [](HostProblem& h, DType dtype, std::int64_t M, std::int64_t N) {
     return h.tensor(dtype, {2, M, N}, {2 * M * N, 2 * N, 2}).ref();
   };
-  EXPECT_EQ(pairs(DType::f16, odd_rows).first, 0u);
-  EXPECT_EQ(pairs(DType::f16, offset).first, 0u);
-  EXPECT_EQ(pairs(DType::f32, offset).first, 0u);
-  EXPECT_EQ(pairs(DType::f16, strided).first, 0u);
+  const auto mask = [](const auto& result) { return std::get<0>(result); };
+  const auto first_note = [](const auto& result) { return std::get<2>(result).at(0); };
+  EXPECT_EQ(mask(pairs(DType::f16, odd_rows)), 0u);
+  EXPECT_TRUE(contains(first_note(pairs(DType::f16, odd_rows)), "'E' is read by the kernel's threads, because its rows "
+                                                                  "are 82 bytes apart"));
+  EXPECT_EQ(mask(pairs(DType::f16, offset)), 0u);
+  EXPECT_EQ(first_note(pairs(DType::f32, offset)),
+            "input 'E' is read by the kernel's threads one element per load rather than two, because its base "
+            "address is not a multiple of 8 bytes (two elements)");
+  EXPECT_EQ(mask(pairs(DType::f32, offset)), 0u);
+  EXPECT_EQ(mask(pairs(DType::f16, strided)), 0u);
   // An f32 E is D's size: staged on a tile whose slots hold a whole f32
   // row block, read by pairs where they hold part of one.
   const Sm90TileConfig cooperative{128, 128, 1, 5, Sm90OperandClass::bits16};
   const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
-  EXPECT_EQ(pairs(DType::f32, contiguous, cooperative).first, 0u);
-  EXPECT_EQ(pairs(DType::f32, contiguous, pingpong).first, 1u);
-  EXPECT_EQ(pairs(DType::f32, contiguous).first, 1u);
+  EXPECT_EQ(mask(pairs(DType::f32, contiguous, cooperative)), 0u);
+  EXPECT_EQ(mask(pairs(DType::f32, contiguous, pingpong)), 1u);
+  EXPECT_EQ(mask(pairs(DType::f32, contiguous)), 1u);
 }
 
 TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
@@ -713,7 +728,7 @@ TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
   EXPECT_TRUE(plan.unaligned_tile_rows);
   const std::vector<std::string> notes = detail::sm90_plan_notes(ragged_f.problem, plan, kBig16.operands);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_TRUE(contains(notes[0], "output 'F' is written by the kernel's threads element by element, because its rows are 82 bytes"))
+  EXPECT_TRUE(contains(notes[0], "output 'F' is written by the kernel's threads, because its rows are 82 bytes"))
       << notes[0];
   ASSERT_TRUE(problem(DType::bf16, 48, "gelu").plan(kBig16, plan));
   EXPECT_TRUE(plan.loop_chunks);
