@@ -412,12 +412,12 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long lo
 /// it adds nothing to its reductions).
 EPIGEMM_HOOK_FLAG(EvaluatesFreely, kEvaluatesFreely);
 
-/// Whether a hook's Tile loads an input an even column and its odd
-/// neighbour at a time (`static constexpr bool kLoadsPairs = true`): its
+/// Whether a hook's Tile loads or stores an even column together with its
+/// odd neighbour (`static constexpr bool kPairsColumns = true`): its
 /// operator() then takes a ninth argument, false where the element's
 /// neighbour (m, n + 1) lies past D's last column; the kernel leaves it out
 /// (true) where it checks no bounds.
-EPIGEMM_HOOK_FLAG(LoadsPairs, kLoadsPairs);
+EPIGEMM_HOOK_FLAG(PairsColumns, kPairsColumns);
 
 /// The hook's value for one accumulator (register coordinates h, c as in the
 /// Tile contract; `staged`: the staged input's element; `aux`: receives the
@@ -435,7 +435,7 @@ __device__ __forceinline__ auto epi_value(Tile& tile, Acc acc, float staged, flo
     return inside ? v : V(0);
   } else if constexpr (kChecked) {
     if (m >= M || n >= N) return V(0);
-    if constexpr (LoadsPairs<Tile>::value) return tile(acc, staged, aux, m, n, h, c, true, n + 1 < N);
+    if constexpr (PairsColumns<Tile>::value) return tile(acc, staged, aux, m, n, h, c, true, n + 1 < N);
   }
   return tile(acc, staged, aux, m, n, h, c);
 }

@@ -63,13 +63,14 @@ struct alignas(2 * sizeof(S)) EpgSm90Pair {
 };
 
 // Stores a and b (float or double) rounded to DT at base[offset] and
-// base[offset + 1]: one store when the pair is aligned to its size, else two.
-template <int DT, class V>
+// base[offset + 1]: one store when the pair is aligned to its size (always,
+// with kAligned), else two.
+template <int DT, bool kAligned, class V>
 __device__ __forceinline__ void epg_sm90_store_pair(void* base, long long offset, V a, V b) {
   using S = typename EpgStorage<DT>::type;
   S* at = static_cast<S*>(base) + offset;
   const S lo = epg_encode<DT>(a), hi = epg_encode<DT>(b);
-  if ((reinterpret_cast<unsigned long long>(at) & (2 * sizeof(S) - 1)) == 0) {
+  if (kAligned || (reinterpret_cast<unsigned long long>(at) & (2 * sizeof(S) - 1)) == 0) {
     *reinterpret_cast<EpgSm90Pair<S>*>(at) = EpgSm90Pair<S>{lo, hi};
   } else {
     at[0] = lo;
@@ -172,8 +173,10 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // its contiguous axis (n for rows and tiles, m for columns), so its offsets
 // need no multiply; kPairIn: bit I set when tile input I (read by the
 // threads) has every pair of elements at an even column aligned to the
-// pair's size, so each pair is loaded as one access; kLoop: stage the
-// chunks in a loop (long epilogues);
+// pair's size, so each pair is loaded as one access; kPairOut: likewise
+// for tile output J stored by the threads (else a pair is stored as one
+// access where its address turns out aligned); kLoop: stage the chunks in a
+// loop (long epilogues);
 // kStaged: the full-tile input the kernel TMA-loads into the output staging
 // slots (its value reaches Tile::operator() as `staged`), or -1;
 // kStagedOut: the tile output besides D that the kernel stages and
@@ -195,8 +198,8 @@ template <class T> struct EpgSm90If<true, T> { using type = T; };
 // as it is (int for int32: D = accum into i32 is then a plain copy); by
 // default float, or double (exact for both) for int32 accumulators.
 template <class Epi, int kDSlot, int kChunkCols, unsigned long long kUnitIn, unsigned long long kUnitOut,
-          unsigned long long kPairIn, bool kLoop = false, int kStaged = -1, int kStagedOut = -1, int kHoldVectors = 0,
-          int kDByThreads = 0,
+          unsigned long long kPairIn, unsigned long long kPairOut, bool kLoop = false, int kStaged = -1,
+          int kStagedOut = -1, int kHoldVectors = 0, int kDByThreads = 0,
           class DValue = typename EpgSm90Result<typename Epi::Acc>::type>
 struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, kStagedOut> {
   using Compute = typename Epi::Compute;
@@ -320,8 +323,8 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
     // itself leaves, and their reductions combine the identity instead.
     static constexpr bool kEvaluatesFreely =
         epg_sm90_touches_no_memory<Epi, kDSlot, kStaged, kStagedOut, kHoldVectors != 0>();
-    // Tile inputs of kPairIn load an even column with its odd neighbour.
-    static constexpr bool kLoadsPairs = kPairIn != 0;
+    // Tile inputs and outputs handle an even column with its odd neighbour.
+    static constexpr bool kPairsColumns = true;
     const Params& p;
     long long l;
     int M, N;
@@ -582,13 +585,13 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         // Even column: wait for the odd one unless it lies outside D.
         // Offsets from the chunk's base (begin_chunk).
         const long long at = 8 * h * o.stride_m + 8 * (c / 2) + c % 2;
-        if (c % 2 == 0 && n + 1 < t.N) {
+        if (c % 2 == 0 && next_inside) {
           t.pending[J] = epg_sm90_result(value);
         } else if (c % 2 == 0) {
           epg_store<Epi::kOutDType[J]>(t.chunk_out[J], at, value);
         } else {
-          epg_sm90_store_pair<Epi::kOutDType[J]>(t.chunk_out[J], at - 1, t.pending[J],
-                                                 Result(epg_sm90_result(value)));
+          epg_sm90_store_pair<Epi::kOutDType[J], epg_sm90_bit(kPairOut, J)>(t.chunk_out[J], at - 1, t.pending[J],
+                                                                          Result(epg_sm90_result(value)));
         }
       } else {
         epg_store<Epi::kOutDType[J]>(t.chunk_out[J], 8 * h * o.stride_m + (8 * (c / 2) + c % 2) * o.stride_n, value);

@@ -48,14 +48,15 @@ TEST_F(Sm90ChunkInputs, RowColumnAndTileInputsOnFullAndEdgeTiles) {
   }
 }
 
-TEST_F(Sm90ChunkInputs, TileInputsReadInPairsOnFullAndEdgeTiles) {
+TEST_F(Sm90ChunkInputs, TileOperandsReadAndStoredInPairsOnFullAndEdgeTiles) {
   // Tile inputs the threads read an even column and its neighbour at a
   // time (Q, P, R, W: 2, 1, 4 and 8 bytes, aligned to a pair; C, of D's
   // size, is staged where the tile's slots hold it), beside ones read
   // element by element (Q2: rows an odd number of elements apart, so every
-  // other row starts mid-pair; R2: its pointer one element past a pair).
-  // N is odd, so each row's last pair straddles D's edge; unrolled and
-  // looped chunks.
+  // other row starts mid-pair; R2: its pointer one element past a pair);
+  // output F stored by aligned pairs, G (rows an odd number of elements
+  // apart) by pairs where one turns out aligned. N is odd, so each row's
+  // last pair straddles D's edge; unrolled and looped chunks.
   EPIGEMM_REQUIRE_SM90(driver);
   const std::int64_t L = 2, M = 2 * 128 + 45, N = 2 * 256 + 37, K = 40;
   for (const bool gelu : {false, true}) {
@@ -67,7 +68,8 @@ TEST_F(Sm90ChunkInputs, TileInputsReadInPairsOnFullAndEdgeTiles) {
       p.fill_normal("B", 0.25);
       p.set_source(std::string("def epi(accum, C, Q, P, R, W, Q2, R2):\n    X = ") +
                    (gelu ? "gelu(accum)" : "accum") +
-                   "\n    D = X + C + Q * P + 0.5 * R - W + Q2 * R2\n    return D\n");
+                   "\n    D = X + C + Q * P + 0.5 * R - W + Q2 * R2\n    F = D - X\n    G = X * 0.25\n"
+                   "    return D, F, G\n");
       // Rows (and batches) an even number of elements apart, but for Q2 and R2.
       const Dims tile{L, M, N}, even{M * (N + 1), N + 1, 1}, odd{M * N, N, 1};
       p.add("C", DType::bf16, tile, padded_rows(DType::bf16, tile));
@@ -79,12 +81,15 @@ TEST_F(Sm90ChunkInputs, TileInputsReadInPairsOnFullAndEdgeTiles) {
       p.add("R2", DType::f32, tile, even, false, 4);
       for (const char* name : {"C", "Q", "R", "W", "Q2", "R2"}) p.fill_normal(name);
       p.add("D", DType::bf16, tile, padded_rows(DType::bf16, tile), true);
+      p.add("F", DType::f32, tile, even, true);
+      p.add("G", DType::e4m3, tile, odd, true);
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
       const Operator op = sm90_candidates(p, DType::f32, DType::f32, pin_config(config)).front().op;
       const std::string source = op.generated_source(p.args(true, DType::f32, DType::f32));
       for (const char* expected :
            {"Q (read by the threads in pairs)", "P (read by the threads in pairs)", "R (read by the threads in pairs)",
-            "W (read by the threads in pairs)", "Q2 (read by the threads)", "R2 (read by the threads)"}) {
+            "W (read by the threads in pairs)", "Q2 (read by the threads)", "R2 (read by the threads)",
+            "F (stored by the threads in pairs)", "G (stored by the threads)"}) {
         EXPECT_NE(source.find(expected), std::string::npos) << expected << " in\n" << source.substr(0, 600);
       }
     }

@@ -380,16 +380,17 @@ TEST_F(Sm90Compile, StagedInputsAndOutputsOfEveryElementSize) {
   expect_all_compile(std::move(jobs));
 }
 
-TEST_F(Sm90Compile, TileInputsReadInPairsOfEveryElementSize) {
+TEST_F(Sm90Compile, TileOperandsReadAndStoredInPairsOfEveryElementSize) {
   // Besides C (D's size: staged), tile inputs of 2, 1, 4 and 8 bytes that
-  // the threads read an even column and its neighbour at a time, in
-  // unrolled and looped chunks, on a cooperative, a pingpong and a
-  // one-chunk tile; then with rows an odd number of elements apart, read
-  // element by element.
+  // the threads read an even column and its neighbour at a time, and tile
+  // outputs of 1 and 4 bytes they store so, in unrolled and looped chunks,
+  // on a cooperative, a pingpong and a one-chunk tile; then with rows an
+  // odd number of elements apart, read and stored element by element.
   using S = OperandShape;
   const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
   const auto odd_rows = [](HostCatalogProblem& hp) {
-    for (const auto& [name, dtype] : {std::pair{"Q", DType::f16}, std::pair{"P", DType::i8}}) {
+    for (const auto& [name, dtype] :
+         {std::pair{"Q", DType::f16}, std::pair{"P", DType::i8}, std::pair{"Y", DType::e5m2}}) {
       hp.owned.push_back(std::make_unique<HostTensor>(dtype, Dims{hp.L, hp.M, hp.N},
                                                       Dims{hp.M * (hp.N + 1), hp.N + 1, 1}));
       hp.args.epilogue->set(name, Binding(hp.owned.back()->ref()));
@@ -402,20 +403,23 @@ TEST_F(Sm90Compile, TileInputsReadInPairsOfEveryElementSize) {
   for (const bool loop : {false, true}) {
     const EpilogueCase c{"pairs",
                          "def epi(accum, C, Q, P, R, W):\n    X = " + std::string(loop ? "gelu(accum)" : "accum") +
-                             "\n    D = X + C + Q * P + R - W\n    return D\n",
+                             "\n    D = X + C + Q * P + R - W\n    Y = D * 0.5\n    Z = X - R\n    return D, Y, Z\n",
                          {{"C", S::tile, DType::bf16},
                           {"Q", S::tile, DType::f16},
                           {"P", S::tile, DType::i8},
                           {"R", S::tile, DType::f32},
                           {"W", S::tile, DType::f64},
-                          {"D", S::tile, DType::bf16}}};
+                          {"D", S::tile, DType::bf16},
+                          {"Y", S::tile, DType::e5m2},
+                          {"Z", S::tile, DType::f32}}};
     for (const Sm90TileConfig& config :
          {config_of(Sm90OperandClass::bits16, 128, 256), config_of(Sm90OperandClass::bits16, 64, 64), pingpong}) {
       const std::string label = loop ? "looped_pairs" : "unrolled_pairs";
+      // The unit-step masks, then the pairs: Q, P, R and W (inputs 1-4), Y and Z (outputs 1 and 2).
       jobs.push_back(make_job(label, c, bf16, config, true, false, rng));
-      masks.push_back(", 31ull, 1ull, 30ull, ");  // Q, P, R and W (inputs 1-4)
+      masks.push_back(", 31ull, 7ull, 30ull, 6ull, ");
       jobs.push_back(make_job(label + "_odd_rows", c, bf16, config, true, false, rng, odd_rows));
-      masks.push_back(", 31ull, 1ull, 24ull, ");  // R and W
+      masks.push_back(", 31ull, 7ull, 24ull, 4ull, ");  // R, W and Z
     }
   }
   for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -80,8 +80,8 @@ std::string tile_operand_list(const std::vector<EpilogueOperand>& operands, bool
 
 /// How the kernel moves each full-tile operand: D and at most one more
 /// output leave through the staging buffers, one input may arrive through
-/// them; the threads read and write the others, inputs by aligned pairs
-/// where they can (Sm90Plan::pair_inputs), else element by element.
+/// them; the threads read and write the others, by aligned pairs where
+/// every pair is aligned (Sm90Plan::pair_inputs, pair_outputs).
 std::string tile_operand_comment(const Problem& p, const Sm90Plan& plan) {
   TextWriter out;
   out << "// D: " << (!plan.d_by_threads ? "staged, TMA stores" : plan.d_words ? "stored by the threads in words"
@@ -91,8 +91,9 @@ std::string tile_operand_comment(const Problem& p, const Sm90Plan& plan) {
     if (static_cast<int>(i) == plan.staged_input) return "TMA-loaded into D's buffers";
     return i < 64 && ((plan.pair_inputs >> i) & 1) != 0 ? "read by the threads in pairs" : "read by the threads";
   });
-  const std::string out_list = tile_operand_list(p.outputs, false, plan.d_slot, [&](std::size_t j) {
-    return static_cast<int>(j) == plan.staged_output ? "staged behind D, TMA stores" : "stored by the threads";
+  const std::string out_list = tile_operand_list(p.outputs, false, plan.d_slot, [&](std::size_t j) -> std::string_view {
+    if (static_cast<int>(j) == plan.staged_output) return "staged behind D, TMA stores";
+    return j < 64 && ((plan.pair_outputs >> j) & 1) != 0 ? "stored by the threads in pairs" : "stored by the threads";
   });
   if (!in.empty()) out << " Tile inputs: " << in << ".";
   if (!out_list.empty()) out << " Other tile outputs: " << out_list << ".";
@@ -129,8 +130,8 @@ std::string sm90_kernel_name(const Problem& p, const Sm90Plan& plan, const Sm90T
   TextWriter out;
   out << "epigemm::sm90::gemm_kernel<" << gemm_config_type(p, plan, c) << ", EpgSm90Hook<EpgEpilogue, "
       << plan.d_slot << ", " << c.chunk_cols(d_bytes(plan)) << ", " << plan.unit_inputs << "ull, " << plan.unit_outputs
-      << "ull, " << plan.pair_inputs << "ull, " << (plan.loop_chunks ? "true" : "false") << ", "
-      << plan.staged_input << ", " << plan.staged_output << ", "
+      << "ull, " << plan.pair_inputs << "ull, " << plan.pair_outputs << "ull, "
+      << (plan.loop_chunks ? "true" : "false") << ", " << plan.staged_input << ", " << plan.staged_output << ", "
       << c.vector_hold(d_bytes(plan), (plan.tile_kinds & kSm90EdgeTiles) != 0, plan.loop_chunks) << ", "
       << d_store_mode(plan);
   if (const std::string_view d_value = d_value_type(p, plan); !d_value.empty()) out << ", " << d_value;
@@ -151,6 +152,7 @@ std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90
   key = hash_combine(key, plan.unit_inputs);
   key = hash_combine(key, plan.unit_outputs);
   key = hash_combine(key, plan.pair_inputs);
+  key = hash_combine(key, plan.pair_outputs);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_input + 1));
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
   key = hash_combine(key, without_stream_k(plan, config) ? 1 : 0);

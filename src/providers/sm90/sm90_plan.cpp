@@ -354,27 +354,41 @@ bool thread_read_contiguous_tile(const Problem& p, const Sm90Plan& plan, std::si
          i < 64 && ((plan.unit_inputs >> i) & 1) != 0;
 }
 
-/// Why the pairs of adjacent elements at even columns of tile input `in`
+/// Whether output j is a contiguous tile output the threads store (not D,
+/// not staged).
+bool thread_stored_contiguous_tile(const Problem& p, const Sm90Plan& plan, std::size_t j) {
+  const EpilogueOperand& out = p.outputs[j];
+  const int slot = static_cast<int>(j);
+  return out.store_kind == ir::StoreKind::Tile && out.tensor != nullptr && slot != plan.d_slot &&
+         slot != plan.staged_output && j < 64 && ((plan.unit_outputs >> j) & 1) != 0;
+}
+
+/// Why the pairs of adjacent elements at even columns of tile operand `t`
 /// are not all aligned to a pair's size, or empty when they are.
-std::string unpaired_cause(const Problem& p, const EpilogueOperand& in) {
-  const auto pair_bytes = static_cast<std::uintptr_t>(2 * size_bytes(in.dtype));
-  if (reinterpret_cast<std::uintptr_t>(in.tensor->data) % pair_bytes != 0) {
+std::string unpaired_cause(const Problem& p, const EpilogueOperand& t) {
+  const auto pair_bytes = static_cast<std::uintptr_t>(2 * size_bytes(t.dtype));
+  if (reinterpret_cast<std::uintptr_t>(t.tensor->data) % pair_bytes != 0) {
     return "its base address is not a multiple of " + std::to_string(pair_bytes) + " bytes (two elements)";
   }
-  if (in.stride_m % 2 != 0) return "its rows are an odd number of elements apart";
-  if (p.L > 1 && in.stride_l % 2 != 0) return "its batches are an odd number of elements apart";
+  if (t.stride_m % 2 != 0) return "its rows are an odd number of elements apart";
+  if (p.L > 1 && t.stride_l % 2 != 0) return "its batches are an odd number of elements apart";
   return "";
 }
 
-/// Marks each contiguous tile input the threads read whose every pair of
-/// adjacent elements at an even column is aligned to its size (pointer
-/// aligned to the pair, row and batch strides even). The kernel then loads
-/// such pairs as one access.
-void pair_mask(const Problem& p, Sm90Plan& plan) {
-  plan.pair_inputs = 0;
+/// Marks each contiguous tile input the threads read, and output they
+/// store, whose every pair of adjacent elements at an even column is
+/// aligned to its size (pointer aligned to the pair, row and batch strides
+/// even). The kernel then loads or stores such pairs as one access with no
+/// check of its own.
+void pair_masks(const Problem& p, Sm90Plan& plan) {
+  plan.pair_inputs = plan.pair_outputs = 0;
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
     if (thread_read_contiguous_tile(p, plan, i) && unpaired_cause(p, p.inputs[i]).empty())
       plan.pair_inputs |= std::uint64_t{1} << i;
+  }
+  for (std::size_t j = 0; j < p.outputs.size(); ++j) {
+    if (thread_stored_contiguous_tile(p, plan, j) && unpaired_cause(p, p.outputs[j]).empty())
+      plan.pair_outputs |= std::uint64_t{1} << j;
   }
 }
 
@@ -569,7 +583,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.gemm_writes_identity = plan.reduce_elements > 0 && plan.reduce_elements <= kSm90GridIdentityElements;
   choose_staged_input(p, config, plan);
   choose_staged_output(p, config, plan);
-  pair_mask(p, plan);
+  pair_masks(p, plan);
   plan.unaligned_tile_rows = !unaligned_thread_tiles(p, plan).empty();
   return check_grouped_k(p, config, plan);
 }

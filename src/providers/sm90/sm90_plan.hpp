@@ -80,8 +80,10 @@ struct Sm90Plan {
   /// Bit I: tile input I, read by the threads (not staged), has contiguous
   /// rows, a pointer aligned to two elements and even row and batch
   /// strides, so the kernel loads each even column with its odd neighbour
-  /// as one access.
+  /// as one access; bit J of pair_outputs likewise for tile output J
+  /// stored by the threads (the kernel then checks no pair's alignment).
   std::uint64_t pair_inputs = 0;
+  std::uint64_t pair_outputs = 0;
   /// The full-tile epilogue input the kernel TMA-loads into D's staging
   /// slots during the main loop (-1: none), its view {N, M, L} (laid out as
   /// D's) and whether it has a batch dimension.

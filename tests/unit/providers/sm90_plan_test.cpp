@@ -619,7 +619,7 @@ TEST(Sm90Plan, KernelSourceSaysHowEachTileOperandMoves) {
   const std::string text = detail::sm90_kernel_source(hp.problem, plan, kBig16);
   EXPECT_TRUE(contains(text, "\n// D: staged, TMA stores. Tile inputs: C (TMA-loaded into D's buffers), E (read by the "
                              "threads in pairs). Other tile outputs: F (staged behind D, TMA stores), G (stored by the "
-                             "threads).\n"))
+                             "threads in pairs).\n"))
       << text.substr(0, 400);
   // A GEMM alone: D's line only.
   const HostProblem alone(DType::bf16, {64, 16}, {}, {16, 40}, {}, DType::bf16);
@@ -688,6 +688,44 @@ TEST(Sm90Plan, PairsTileInputsWhoseEvenColumnsAreAlignedToAPair) {
   EXPECT_EQ(mask(pairs(DType::f32, contiguous, cooperative)), 0u);
   EXPECT_EQ(mask(pairs(DType::f32, contiguous, pingpong)), 1u);
   EXPECT_EQ(mask(pairs(DType::f32, contiguous)), 1u);
+}
+
+TEST(Sm90Plan, PairsTileOutputsWhoseEvenColumnsAreAlignedToAPair) {
+  // F (f32, beside a bf16 D: stored by the threads) bound by `bind`; L = 2,
+  // M = 64, N = 40.
+  using Bind = std::function<TensorRef(HostProblem&, std::int64_t, std::int64_t)>;
+  const auto pair_outputs = [](const Bind& bind, DType f_dtype = DType::f32) {
+    const std::string source = "def epi(accum):\n    F = accum * 2.0\n    D = relu(F)\n    return D, F\n";
+    const auto bind_f = [&](HostProblem& h, std::map<std::string, Binding>& b, std::int64_t M, std::int64_t N) {
+      b.emplace("F", Binding(f_dtype == DType::f32 ? bind(h, M, N) : h.tensor(f_dtype, {2, M, N}).ref()));
+    };
+    const HostProblem hp(DType::bf16, {2, 64, 16}, {}, {2, 16, 40}, {}, DType::bf16, {}, DType::f32, DType::f32, source,
+                         DType::f32, bind_f);
+    Sm90Plan plan;
+    EXPECT_TRUE(hp.plan(kBig16, plan));
+    return std::pair{plan.pair_outputs, detail::sm90_kernel_name(hp.problem, plan, kBig16)};
+  };
+  const auto [mask, name] = pair_outputs([](HostProblem& h, std::int64_t M, std::int64_t N) {
+    return h.tensor(DType::f32, {2, M, N}).ref();
+  });
+  EXPECT_EQ(mask, 2u);  // D is output 0, F output 1
+  EXPECT_TRUE(contains(name, "EpgSm90Hook<EpgEpilogue, 0, 64, 0ull, 3ull, 0ull, 2ull, ")) << name;
+  // Rows an odd number of elements apart, a pointer one element past a
+  // pair's alignment, a step of two along n, and an F of D's size (staged).
+  EXPECT_EQ(pair_outputs([](HostProblem& h, std::int64_t M, std::int64_t N) {
+              return h.tensor(DType::f32, {2, M, N}, {M * (N + 1), N + 1, 1}).ref();
+            }).first,
+            0u);
+  EXPECT_EQ(pair_outputs([](HostProblem& h, std::int64_t M, std::int64_t N) {
+              const TensorRef whole = h.tensor(DType::f32, {2 * M * N + 1}).ref();
+              return TensorRef::host(static_cast<const char*>(whole.data) + 4, DType::f32, {2, M, N});
+            }).first,
+            0u);
+  EXPECT_EQ(pair_outputs([](HostProblem& h, std::int64_t M, std::int64_t N) {
+              return h.tensor(DType::f32, {2, M, N}, {2 * M * N, 2 * N, 2}).ref();
+            }).first,
+            0u);
+  EXPECT_EQ(pair_outputs(nullptr, DType::f16).first, 0u);
 }
 
 TEST(Sm90Plan, StagesATileOutputOfDsSizeThatTmaCanStore) {
