@@ -23,8 +23,8 @@ inline constexpr int kSm90Threads = 384;
 
 /// The GEMM's name expression, e.g. "epigemm::sm90::gemm_kernel<
 /// epigemm::sm90::GemmConfig<__half, __half, __half, epigemm::sm90::Major::K,
-/// epigemm::sm90::Major::MN, 128, 256, 3, 2, 4>, EpgSm90Hook<EpgEpilogue, 0, 64, 5ull, 1ull, 0ull, 0ull, false, -1, -1,
-/// false, false>>".
+/// epigemm::sm90::Major::MN, 128, 256, 3, 2, 4>, EpgSm90Hook<EpgEpilogue, 0, 64, 5ull, 1ull, 0ull, 0ull,
+/// false, -1, -1, 0, 0>>".
 std::string sm90_kernel_name(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config);
 
 /// The kernel's in-process key: the epilogue's class (codegen's
