@@ -222,7 +222,7 @@ TEST_F(Sm90Tf32Int8, Int8IntegerInputsOfDsTypeOnEveryTileConfiguration) {
   // D = accum - 3 C (i32: exact in f32, the sums stay below 2^24) and D =
   // accum * 2^-14 + C (i8 and u8, rounded and saturated), C of D's dtype:
   // the tiles whose slots hold a whole row block read C from them (staged
-  // by TMA; its rows padded to 16 bytes), the others element by element.
+  // by TMA; its rows padded to 16 bytes), the others by the threads.
   // Ragged extents with edge tiles past M and N, whole tiles, a batch. The
   // 32-column warpgroups of 64x64 cannot stage one-byte D: there D is i32.
   EPIGEMM_REQUIRE_SM90(driver);

@@ -347,20 +347,29 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   }
 }
 
-/// Whether input i is a contiguous tile input the threads read (not staged).
-bool thread_read_contiguous_tile(const Problem& p, const Sm90Plan& plan, std::size_t i) {
+/// Whether input i is a bound tile input the threads read (not staged).
+bool thread_read_tile(const Problem& p, const Sm90Plan& plan, std::size_t i) {
   const EpilogueOperand& in = p.inputs[i];
-  return in.load_kind == ir::LoadKind::Tile && in.tensor != nullptr && static_cast<int>(i) != plan.staged_input &&
-         i < 64 && ((plan.unit_inputs >> i) & 1) != 0;
+  return in.load_kind == ir::LoadKind::Tile && in.tensor != nullptr && static_cast<int>(i) != plan.staged_input;
 }
 
-/// Whether output j is a contiguous tile output the threads store (not D,
-/// not staged).
-bool thread_stored_contiguous_tile(const Problem& p, const Sm90Plan& plan, std::size_t j) {
+/// Whether output j is a bound tile output the threads store (not D, not
+/// staged).
+bool thread_stored_tile(const Problem& p, const Sm90Plan& plan, std::size_t j) {
   const EpilogueOperand& out = p.outputs[j];
   const int slot = static_cast<int>(j);
   return out.store_kind == ir::StoreKind::Tile && out.tensor != nullptr && slot != plan.d_slot &&
-         slot != plan.staged_output && j < 64 && ((plan.unit_outputs >> j) & 1) != 0;
+         slot != plan.staged_output;
+}
+
+/// thread_read_tile, with a unit step along n.
+bool thread_read_contiguous_tile(const Problem& p, const Sm90Plan& plan, std::size_t i) {
+  return thread_read_tile(p, plan, i) && i < 64 && ((plan.unit_inputs >> i) & 1) != 0;
+}
+
+/// thread_stored_tile, with a unit step along n.
+bool thread_stored_contiguous_tile(const Problem& p, const Sm90Plan& plan, std::size_t j) {
+  return thread_stored_tile(p, plan, j) && j < 64 && ((plan.unit_outputs >> j) & 1) != 0;
 }
 
 /// Why the pairs of adjacent elements at even columns of tile operand `t`
@@ -404,18 +413,14 @@ struct ThreadTile {
 std::vector<ThreadTile> unaligned_thread_tiles(const Problem& p, const Sm90Plan& plan) {
   std::vector<ThreadTile> found;
   const auto add_if_unaligned = [&](const EpilogueOperand& t) {
-    if (t.tensor == nullptr) return;
     const TmaFit fit = tma_fit(tile_operand(p, t), kRowMajor, p.L, t.stride_l != 0);
     if (fit.pitch % 16 != 0) found.push_back({&t, fit});
   };
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
-    if (p.inputs[i].load_kind == ir::LoadKind::Tile && static_cast<int>(i) != plan.staged_input)
-      add_if_unaligned(p.inputs[i]);
+    if (thread_read_tile(p, plan, i)) add_if_unaligned(p.inputs[i]);
   }
   for (std::size_t j = 0; j < p.outputs.size(); ++j) {
-    const int slot = static_cast<int>(j);
-    if (p.outputs[j].store_kind == ir::StoreKind::Tile && slot != plan.d_slot && slot != plan.staged_output)
-      add_if_unaligned(p.outputs[j]);
+    if (thread_stored_tile(p, plan, j)) add_if_unaligned(p.outputs[j]);
   }
   return found;
 }
