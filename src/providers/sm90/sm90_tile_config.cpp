@@ -124,7 +124,11 @@ double tile_efficiency(const Sm90TileConfig& c) {
 /// on the H200 (2026-11-29, 128x128 pingpong 1x1 against 128x256): GEMM
 /// alone 0.98x / 0.96x the cooperative time at 4096x14336x4096 / 8192^3
 /// (1.01x at 4096^3), the benchmark's epilogues 0.92-0.99x (relu+F 0.93x,
-/// gelu 0.94-0.97x at the mid sizes).
+/// gelu 0.94-0.97x at the mid sizes). Pinned again on the H200 on
+/// 2026-12-05 (after 128x256's later gains), 128x256 1x1 over 128x128
+/// pingpong time: 8192^3 1.025-1.038, 4096x14336x4096 1.017-1.091, 4096^3
+/// 1.025-1.037. An H100 (80 GB HBM3) disagrees at 8192^3 (0.905-0.975);
+/// the model is the H200's.
 constexpr double kCooperativeEpilogueExposure = 1.02;
 /// A GEMM alone (D = accum): a cooperative tile's only exposed epilogue is
 /// D's store, which costs about as much as 1.5 k-blocks of its main loop
