@@ -1,6 +1,7 @@
 // `epigemm run`: random inputs for a problem, one operator chosen by the
-// filters, timed over warmup and measured iterations, and its outputs
-// checked against the cpu_reference provider.
+// filters (or, with --autotune, the fastest of the first few), timed over
+// warmup and measured iterations, and its outputs checked against the
+// cpu_reference provider.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,13 +26,18 @@ struct RunOptions {
   InitKind init = InitKind::integer;
   std::int64_t warmup = 0;
   std::int64_t iterations = 1;
+  std::int64_t autotune = 0;  ///< candidates to time (0: take the ranking's first)
   bool skip_check = false;
 };
+
+/// Interleaved rounds of each candidate's warmup and timed runs under --autotune.
+constexpr int kAutotuneRounds = 3;
 
 FlagSet make_flags() {
   FlagSet flags("epigemm run", "[flags]",
                 "Runs one GEMM with a fused epilogue on random inputs: picks the first operator that supports the\n"
-                "problem, times it, and checks every output against the cpu_reference provider.");
+                "problem (with --autotune, the fastest of the first N), times it, and checks every output against\n"
+                "the cpu_reference provider.");
   add_problem_flags(flags);
   flags.add_section("data");
   flags.add_value("seed", "N", "0", "seed of the random inputs");
@@ -42,6 +48,9 @@ FlagSet make_flags() {
   flags.add_section("timing and check");
   flags.add_value("warmup-iterations", "N", "2 on cuda, 0 on cpu", "untimed runs before the timed ones");
   flags.add_value("iterations", "N", "10 on cuda, 1 on cpu", "timed runs; the median is reported");
+  flags.add_value("autotune", "N", "off",
+                  "time the first N operators that support the problem (after the filters) in three "
+                  "interleaved rounds of the warmup and timed runs, and run the fastest");
   flags.add_boolean("skip-ref-check", "do not compare the outputs with the cpu_reference provider");
   flags.add_epilog(
       "Every parameter not bound by --scalar or --tensor is a tile (L, M, N) of the c dtype; every output\n"
@@ -69,6 +78,7 @@ RunOptions read_run_options(const FlagSet& flags, bool cuda) {
   o.iterations = cuda ? 10 : 1;
   if (auto v = flags.value("warmup-iterations")) o.warmup = parse_integer("warmup-iterations", *v, 0, 1000000);
   if (auto v = flags.value("iterations")) o.iterations = parse_integer("iterations", *v, 1, 1000000);
+  if (auto v = flags.value("autotune")) o.autotune = parse_integer("autotune", *v, 1, 64);
   o.skip_check = flags.flag("skip-ref-check");
   return o;
 }
@@ -82,13 +92,15 @@ std::string init_text(const RunOptions& o) {
   return "?";
 }
 
-// The first operator the query admits that supports the problem; an Error
-// listing every rejection when there is none.
-Operator choose_operator(const GemmArguments& args, const OperatorQuery& query) {
+// The first `count` operators the query admits that support the problem,
+// best ranked first; an Error listing every rejection when there is none.
+std::vector<Operator> choose_operators(const GemmArguments& args, const OperatorQuery& query, std::int64_t count) {
   std::vector<OperatorCandidate> candidates = explain_operators(args, query);
+  std::vector<Operator> chosen;
   for (const auto& c : candidates) {
-    if (c.status) return c.op;
+    if (c.status && static_cast<std::int64_t>(chosen.size()) < count) chosen.push_back(c.op);
   }
+  if (!chosen.empty()) return chosen;
   if (candidates.empty()) {
     throw Error(ErrorKind::Unsupported, "no operator matches the --provider/--operator/--tile/--cluster/--fp8-accumulation filters"
                                         " (see epigemm list)");
@@ -135,6 +147,41 @@ std::vector<double> time_runs(Operator& op, const GemmArguments& args, const Run
                                                events[static_cast<std::size_t>(i + 1)]));
   }
   return times;
+}
+
+// --autotune: compiles the candidates, times them in interleaved rounds (so
+// that a clock that drifts under load weighs on all alike), prints each one's
+// median and returns the fastest. The candidates write the outputs, so the
+// caller poisons them again before the chosen one runs.
+Operator autotune(std::vector<Operator>& candidates, const GemmArguments& args, const RunOptions& o, bool cuda) {
+  std::vector<double> compile_ms;
+  for (Operator& op : candidates) {
+    const auto start = std::chrono::steady_clock::now();
+    op.compile(args);
+    compile_ms.push_back(wall_ms(start));
+  }
+  std::vector<std::vector<double>> times(candidates.size());
+  for (int round = 0; round < kAutotuneRounds; ++round) {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const std::size_t c = (i + static_cast<std::size_t>(round)) % candidates.size();
+      const std::vector<double> t = time_runs(candidates[c], args, o, cuda);
+      times[c].insert(times[c].end(), t.begin(), t.end());
+    }
+  }
+  std::vector<double> medians;
+  for (const auto& t : times) medians.push_back(median(t));
+  const std::size_t best =
+      static_cast<std::size_t>(std::min_element(medians.begin(), medians.end()) - medians.begin());
+  std::cout << "autotune: " << candidates.size() << " candidate(s), " << kAutotuneRounds << " rounds of "
+            << o.warmup << " warmup + " << o.iterations << " timed runs each:\n";
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    char line[300];
+    std::snprintf(line, sizeof(line), "  %-44s median %.4f ms (%.3fx the fastest), compile %.1f ms%s",
+                  candidates[c].name().c_str(), medians[c], medians[best] > 0 ? medians[c] / medians[best] : 1.0,
+                  compile_ms[c], c == best ? "  <- fastest" : c == 0 ? "  (the ranking's first)" : "");
+    std::cout << line << "\n";
+  }
+  return candidates[best];
 }
 
 void print_epilogue(const ProblemSpec& spec) {
@@ -185,7 +232,13 @@ int run_command(const std::vector<std::string>& words) {
   }
   const GemmArguments args = make_arguments(spec, on_device ? on_device->views() : host_views(host));
 
-  Operator op = choose_operator(args, query);
+  std::vector<Operator> candidates = choose_operators(args, query, std::max<std::int64_t>(options.autotune, 1));
+  Operator op = candidates.front();
+  if (options.autotune > 0) {
+    op = autotune(candidates, args, options, device.cuda);
+    poison_outputs(host, spec);
+    if (on_device) on_device->poison_outputs(spec);
+  }
   std::cout << "operator: " << describe_operator(op.metadata()) << "\n";
   for (const std::string& note : op.plan_notes(args)) std::cout << "note: " << note << "\n";
   std::cout.flush();
