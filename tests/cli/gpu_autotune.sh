@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `epigemm run --autotune N` on a GPU: N candidates timed, the fastest named
+# as the operator that then runs, and its outputs (poisoned again after the
+# candidates wrote them) passing the check. Skips (exit 77) without a GPU.
+#   gpu_autotune.sh EPIGEMM_BINARY
+set -u
+binary=$1
+export EPIGEMM_CACHE_DIR=$(mktemp -d)
+trap 'rm -rf "$EPIGEMM_CACHE_DIR"' EXIT
+if "$binary" list --mnkl 64,64,64,1 | grep -q '^no CUDA device found'; then
+  echo "no CUDA device: skipped"
+  exit 77
+fi
+failed=0
+check() {  # count epigemm-run-flags...
+  local count=$1 out
+  shift
+  out=$("$binary" run --autotune "$count" --iterations 5 "$@" 2>&1)
+  local rc=$? fastest chosen
+  fastest=$(awk '/<- fastest$/ { print $1 }' <<< "$out")
+  chosen=$(awk '$1 == "operator:" { print $2 }' <<< "$out")
+  if [[ $rc != 0 ]] || ! grep -q "^autotune: $count candidate(s)" <<< "$out" || [[ $(wc -w <<< "$fastest") != 1 ]] ||
+     [[ "$fastest" != "$chosen" ]] || ! grep -q '^check: passed$' <<< "$out"; then
+    echo "FAIL: epigemm run --autotune $count $*"
+    echo "$out"
+    failed=1
+  fi
+}
+check 3 --mnkl 1000,1032,520,1 --ab-dtype bf16 --scalar alpha=0.5 \
+  --epilogue "def epi(accum, alpha, C): F = accum * alpha + C * 2.0; D = relu(F); return D, F"
+check 2 --mnkl 777,512,256,2 --ab-dtype f16 --tensor bias=row --output m=scalar:f32 \
+  --epilogue "def epi(accum, bias): D = gelu(accum + bias); m = amax(D); return D, m"
+exit $failed
