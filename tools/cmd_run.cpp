@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "device_problem.hpp"
 #include "epigemm/error.hpp"
+#include "epigemm/timing.hpp"
 #include "execution_flags.hpp"
 #include "flag_values.hpp"
 #include "output_check.hpp"
@@ -149,39 +150,27 @@ std::vector<double> time_runs(Operator& op, const GemmArguments& args, const Run
   return times;
 }
 
-// --autotune: compiles the candidates, times them in interleaved rounds (so
-// that a clock that drifts under load weighs on all alike), prints each one's
-// median and returns the fastest. The candidates write the outputs, so the
-// caller poisons them again before the chosen one runs.
-Operator autotune(std::vector<Operator>& candidates, const GemmArguments& args, const RunOptions& o, bool cuda) {
-  std::vector<double> compile_ms;
-  for (Operator& op : candidates) {
-    const auto start = std::chrono::steady_clock::now();
-    op.compile(args);
-    compile_ms.push_back(wall_ms(start));
-  }
-  std::vector<std::vector<double>> times(candidates.size());
-  for (int round = 0; round < kAutotuneRounds; ++round) {
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      const std::size_t c = (i + static_cast<std::size_t>(round)) % candidates.size();
-      const std::vector<double> t = time_runs(candidates[c], args, o, cuda);
-      times[c].insert(times[c].end(), t.begin(), t.end());
-    }
-  }
-  std::vector<double> medians;
-  for (const auto& t : times) medians.push_back(median(t));
-  const std::size_t best =
-      static_cast<std::size_t>(std::min_element(medians.begin(), medians.end()) - medians.begin());
+// --autotune: times the candidates (time_operators: interleaved rounds of
+// the warmup and timed runs), prints each one's median and returns the
+// fastest. The candidates write the outputs, so the caller poisons them
+// again before the chosen one runs.
+Operator autotune(const std::vector<Operator>& candidates, const GemmArguments& args, const RunOptions& o) {
+  TimingOptions timing;
+  timing.rounds = kAutotuneRounds;
+  timing.warmup = static_cast<int>(o.warmup);
+  timing.iterations = static_cast<int>(o.iterations);
+  const std::vector<OperatorTiming> timings = time_operators(candidates, args, timing);
   std::cout << "autotune: " << candidates.size() << " candidate(s), " << kAutotuneRounds << " rounds of "
-            << o.warmup << " warmup + " << o.iterations << " timed runs each:\n";
-  for (std::size_t c = 0; c < candidates.size(); ++c) {
+            << o.warmup << " warmup + " << o.iterations << " timed runs each, fastest first:\n";
+  const double fastest = timings.front().median_ms;
+  for (const OperatorTiming& t : timings) {
     char line[300];
     std::snprintf(line, sizeof(line), "  %-44s median %.4f ms (%.3fx the fastest), compile %.1f ms%s",
-                  candidates[c].name().c_str(), medians[c], medians[best] > 0 ? medians[c] / medians[best] : 1.0,
-                  compile_ms[c], c == best ? "  <- fastest" : c == 0 ? "  (the ranking's first)" : "");
+                  t.op.name().c_str(), t.median_ms, fastest > 0 ? t.median_ms / fastest : 1.0, t.compile_ms,
+                  t.op.name() == candidates.front().name() ? "  (the ranking's first)" : "");
     std::cout << line << "\n";
   }
-  return candidates[best];
+  return timings.front().op;
 }
 
 void print_epilogue(const ProblemSpec& spec) {
@@ -235,7 +224,7 @@ int run_command(const std::vector<std::string>& words) {
   std::vector<Operator> candidates = choose_operators(args, query, std::max<std::int64_t>(options.autotune, 1));
   Operator op = candidates.front();
   if (options.autotune > 0) {
-    op = autotune(candidates, args, options, device.cuda);
+    op = autotune(candidates, args, options);
     poison_outputs(host, spec);
     if (on_device) on_device->poison_outputs(spec);
   }

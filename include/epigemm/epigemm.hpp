@@ -7,3 +7,4 @@
 #include "epigemm/gemm.hpp"
 #include "epigemm/operator.hpp"
 #include "epigemm/tensor.hpp"
+#include "epigemm/timing.hpp"

@@ -21,7 +21,15 @@ from . import _epigemm
 from ._arguments import EpilogueArguments, GemmArguments
 from ._dtypes import dtype_name, to_numpy_dtype, to_torch_dtype
 from ._epigemm import OperatorMetadata, Status, Tensor
-from ._operators import Candidate, Operator, device_target_sm, explain_operators, get_operators
+from ._operators import (
+    Candidate,
+    Operator,
+    OperatorTiming,
+    device_target_sm,
+    explain_operators,
+    get_operators,
+    time_operators,
+)
 from ._tensors import as_tensor
 from .functions import (  # noqa: F401 - importable by name, as the epilogue language spells them
     abs,
@@ -78,6 +86,8 @@ __all__ = [
     "as_tensor",
     "get_operators",
     "explain_operators",
+    "time_operators",
+    "OperatorTiming",
     "device_target_sm",
     "dtype_name",
     "to_torch_dtype",

@@ -1,6 +1,6 @@
 """Operators and the queries that find them: get_operators returns those
 that support the arguments, explain_operators also those that do not, with
-the reason each gave."""
+the reason each gave; time_operators measures them on the arguments."""
 
 from __future__ import annotations
 
@@ -134,6 +134,42 @@ def get_operators(
     """
     ops = _ext.get_operators(_cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers))
     return [Operator(op) for op in ops]
+
+
+class OperatorTiming(NamedTuple):
+    """One operator's measurement by time_operators."""
+
+    operator: Operator
+    median_ms: float  # median of its timed runs over all rounds
+    compile_ms: float  # wall time of its compile (near 0 when cached)
+
+
+def time_operators(
+    ops: Iterable[Operator],
+    args: GemmArguments,
+    rounds: int = 3,
+    warmup: int = 2,
+    iterations: int = 10,
+    stream: Any = None,
+) -> List[OperatorTiming]:
+    """Compiles each operator, then runs them on `args` in `rounds`
+    interleaved rounds (each operator one turn of `warmup` untimed and
+    `iterations` timed runs per round, the first turn rotating), so that a
+    clock that drifts under sustained load weighs on all alike. Times with
+    CUDA events on `stream` (as for Operator.run) for CUDA tensors, the wall
+    clock for host arrays. Returns the timings fastest first; `args`'
+    outputs hold whatever the last run wrote. The built-in ranking is fitted
+    to one GPU (the H200); this picks the fastest on the GPU at hand, e.g.
+    `time_operators(get_operators(args)[:4], args)[0].operator`."""
+    ops = list(ops)
+    for op in ops:
+        if not isinstance(op, Operator):
+            raise TypeError(f"ops must be Operators, not {type(op).__name__}")
+    cpp = _cpp_args(args)
+    timed = _ext.time_operators(
+        [op._op for op in ops], cpp, rounds, warmup, iterations, resolve_stream(stream, args._stream_source)
+    )
+    return [OperatorTiming(Operator(op), median_ms, compile_ms) for op, median_ms, compile_ms in timed]
 
 
 def device_target_sm() -> int:

@@ -1,9 +1,11 @@
 // Status, OperatorMetadata and Operator for Python, and the queries that
-// return operators: get_operators, explain_operators, device_target_sm.
+// return or measure operators: get_operators, explain_operators,
+// time_operators, device_target_sm.
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
@@ -132,6 +134,19 @@ void bind_operators(nb::module_& m) {
       },
       nb::arg("args"), nb::arg("target_sm") = 0, nb::arg("metadata_filter") = nb::none(),
       nb::arg("providers") = std::vector<std::string>{});
+  m.def(
+      "time_operators",
+      [](const std::vector<Operator>& ops, const PyGemmArguments& args, int rounds, int warmup, int iterations,
+         std::uintptr_t stream) {
+        std::vector<std::tuple<Operator, double, double>> out;
+        for (const OperatorTiming& t : time_operators(ops, args.args, {rounds, warmup, iterations},
+                                                      reinterpret_cast<void*>(stream))) {
+          out.emplace_back(t.op, t.median_ms, t.compile_ms);
+        }
+        return out;
+      },
+      nb::arg("ops"), nb::arg("args"), nb::arg("rounds"), nb::arg("warmup"), nb::arg("iterations"),
+      nb::arg("stream"), nb::call_guard<nb::gil_scoped_release>());
   m.def("device_target_sm", &device_target_sm,
         "The SM version of the current CUDA device (e.g. 90), or 0 without one.");
 }

@@ -122,3 +122,23 @@ def test_plan_notes_name_the_operands_sm90_copies(rng):
     assert len(notes) == 1
     assert notes[0].startswith("A is copied before the GEMM into row-major rows 256 bytes apart (K-major)")
     assert eg.get_operators(args, providers="cpu_reference")[0].plan_notes(args) == []
+
+
+def test_time_operators_fastest_first_with_correct_outputs(args):
+    op = eg.get_operators(args, providers="cpu_reference")[0]
+    args.epilogue["D"].fill(np.nan)
+    timings = eg.time_operators([op, op], args, rounds=2, warmup=0, iterations=2)
+    assert [t.operator.name for t in timings] == ["cpu_reference", "cpu_reference"]
+    assert all(t.median_ms > 0 and t.compile_ms >= 0 for t in timings)
+    assert timings[0].median_ms <= timings[1].median_ms
+    assert_stored(args.epilogue["D"], args.expected)
+
+
+def test_time_operators_rejects_bad_input(args):
+    op = eg.get_operators(args, providers="cpu_reference")[0]
+    with pytest.raises(ValueError, match="no operators"):
+        eg.time_operators([], args)
+    with pytest.raises(ValueError, match="rounds"):
+        eg.time_operators([op], args, rounds=0)
+    with pytest.raises(TypeError, match="Operators"):
+        eg.time_operators(["cpu_reference"], args)

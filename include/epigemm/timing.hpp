@@ -1,0 +1,39 @@
+// time_operators: measures candidate operators on the caller's own
+// arguments and device, for picking the fastest where the built-in ranking
+// (fitted to one GPU) may not hold.
+#pragma once
+
+#include <vector>
+
+#include "epigemm/gemm.hpp"
+#include "epigemm/operator.hpp"
+
+namespace epigemm {
+
+/// How time_operators measures.
+struct TimingOptions {
+  int rounds = 3;       ///< interleaved rounds; each operator takes one turn per round
+  int warmup = 2;       ///< untimed runs at the start of each turn
+  int iterations = 10;  ///< timed runs per turn
+};
+
+/// One operator's measurement.
+struct OperatorTiming {
+  Operator op;
+  double median_ms = 0.0;   ///< median of its timed runs over all rounds
+  double compile_ms = 0.0;  ///< wall time of its compile() (near 0 when cached)
+};
+
+/// Compiles each of `ops`, then runs them on `args` in `options.rounds`
+/// rounds, each operator one turn per round (the first turn rotates), so a
+/// clock that drifts under sustained load weighs on all of them alike.
+/// Times with CUDA events on `stream` (a CUstream; null: the default
+/// stream) for device tensors and with the wall clock for host tensors.
+/// Returns the timings fastest first. The outputs of `args` hold whatever
+/// the last run wrote; the inputs are never written. Throws Error when
+/// `ops` is empty, an operator does not support `args`, an option is below
+/// 1 (warmup below 0), or `stream` is capturing a graph.
+std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, const GemmArguments& args,
+                                           const TimingOptions& options = {}, void* stream = nullptr);
+
+}  // namespace epigemm

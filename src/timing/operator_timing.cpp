@@ -1,0 +1,94 @@
+// time_operators: compile, then interleaved rounds of warmup and timed runs
+// per operator, timed by CUDA events on a device and the wall clock on the
+// host.
+#include "epigemm/timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "api/problem.hpp"
+#include "epigemm/error.hpp"
+#include "runtime/cuda_objects.hpp"
+#include "runtime/driver.hpp"
+
+namespace epigemm {
+namespace {
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One turn: warmup runs, then timed runs appended to `times`.
+void take_turn(Operator& op, const GemmArguments& args, const TimingOptions& o, const runtime::Driver* driver,
+               void* stream, std::vector<double>& times) {
+  for (int i = 0; i < o.warmup; ++i) op.run(args, stream);
+  if (driver == nullptr) {
+    for (int i = 0; i < o.iterations; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      op.run(args, stream);
+      times.push_back(ms_since(start));
+    }
+    return;
+  }
+  const auto cu_stream = static_cast<CUstream>(stream);
+  std::vector<runtime::Event> events;
+  for (int i = 0; i <= o.iterations; ++i) events.emplace_back(*driver);
+  events[0].record(cu_stream);
+  for (int i = 0; i < o.iterations; ++i) {
+    op.run(args, stream);
+    events[static_cast<std::size_t>(i) + 1].record(cu_stream);
+  }
+  events.back().synchronize();
+  for (std::size_t i = 0; i + 1 < events.size(); ++i) times.push_back(runtime::Event::elapsed_ms(events[i], events[i + 1]));
+}
+
+}  // namespace
+
+std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, const GemmArguments& args,
+                                           const TimingOptions& options, void* stream) {
+  if (ops.empty()) throw Error(ErrorKind::Value, "time_operators: no operators to time");
+  if (options.rounds < 1 || options.iterations < 1 || options.warmup < 0) {
+    throw Error(ErrorKind::Value, "time_operators: rounds and iterations must be at least 1 and warmup at least 0 (got " +
+                                      std::to_string(options.rounds) + ", " + std::to_string(options.iterations) +
+                                      ", " + std::to_string(options.warmup) + ")");
+  }
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  const runtime::Driver* driver = nullptr;
+  std::optional<runtime::ContextGuard> context;
+  if (problem.device == Device::cuda) {
+    driver = &runtime::Driver::require();
+    context.emplace(*driver, problem.device_index);
+    if (runtime::stream_captures(*driver, static_cast<CUstream>(stream))) {
+      throw Error(ErrorKind::Value, "time_operators: the stream is capturing a graph, so nothing would run to be timed");
+    }
+  }
+  std::vector<OperatorTiming> timings;
+  for (const Operator& op : ops) {
+    timings.push_back({op, 0.0, 0.0});
+    const auto start = std::chrono::steady_clock::now();
+    timings.back().op.compile(args);  // throws, naming the operator, where it does not support args
+    timings.back().compile_ms = ms_since(start);
+  }
+  std::vector<std::vector<double>> times(timings.size());
+  for (int round = 0; round < options.rounds; ++round) {
+    for (std::size_t turn = 0; turn < timings.size(); ++turn) {
+      const std::size_t i = (turn + static_cast<std::size_t>(round)) % timings.size();
+      take_turn(timings[i].op, args, options, driver, stream, times[i]);
+    }
+  }
+  for (std::size_t i = 0; i < timings.size(); ++i) timings[i].median_ms = median(times[i]);
+  std::stable_sort(timings.begin(), timings.end(),
+                   [](const OperatorTiming& a, const OperatorTiming& b) { return a.median_ms < b.median_ms; });
+  return timings;
+}
+
+}  // namespace epigemm
