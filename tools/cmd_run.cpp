@@ -3,7 +3,6 @@
 // warmup and measured iterations, and its outputs checked against the
 // cpu_reference provider.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -111,43 +110,9 @@ std::vector<Operator> choose_operators(const GemmArguments& args, const Operator
   throw Error(ErrorKind::Unsupported, "no operator supports this problem" + reasons);
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-double wall_ms(const std::chrono::steady_clock::time_point& start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Warmup then timed runs; milliseconds per timed run (CUDA events on a
-// device, the wall clock on the host).
-std::vector<double> time_runs(Operator& op, const GemmArguments& args, const RunOptions& o, bool cuda) {
-  std::vector<double> times;
-  for (std::int64_t i = 0; i < o.warmup; ++i) op.run(args);
-  if (!cuda) {
-    for (std::int64_t i = 0; i < o.iterations; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      op.run(args);
-      times.push_back(wall_ms(start));
-    }
-    return times;
-  }
-  const runtime::Driver& driver = runtime::Driver::require();
-  std::vector<runtime::Event> events;
-  for (std::int64_t i = 0; i <= o.iterations; ++i) events.emplace_back(driver);
-  events[0].record();
-  for (std::int64_t i = 0; i < o.iterations; ++i) {
-    op.run(args);
-    events[static_cast<std::size_t>(i + 1)].record();
-  }
-  events.back().synchronize();
-  for (std::int64_t i = 0; i < o.iterations; ++i) {
-    times.push_back(runtime::Event::elapsed_ms(events[static_cast<std::size_t>(i)],
-                                               events[static_cast<std::size_t>(i + 1)]));
-  }
-  return times;
+// The run's warmup and timed runs as time_operators takes them.
+TimingOptions timing_options(const RunOptions& o, int rounds) {
+  return TimingOptions{.rounds = rounds, .warmup = static_cast<int>(o.warmup), .iterations = static_cast<int>(o.iterations)};
 }
 
 // --autotune: times the candidates (time_operators: interleaved rounds of
@@ -155,11 +120,7 @@ std::vector<double> time_runs(Operator& op, const GemmArguments& args, const Run
 // fastest. The candidates write the outputs, so the caller poisons them
 // again before the chosen one runs.
 Operator autotune(const std::vector<Operator>& candidates, const GemmArguments& args, const RunOptions& o) {
-  TimingOptions timing;
-  timing.rounds = kAutotuneRounds;
-  timing.warmup = static_cast<int>(o.warmup);
-  timing.iterations = static_cast<int>(o.iterations);
-  const std::vector<OperatorTiming> timings = time_operators(candidates, args, timing);
+  const std::vector<OperatorTiming> timings = time_operators(candidates, args, timing_options(o, kAutotuneRounds));
   std::cout << "autotune: " << candidates.size() << " candidate(s), " << kAutotuneRounds << " rounds of "
             << o.warmup << " warmup + " << o.iterations << " timed runs each, fastest first:\n";
   const double fastest = timings.front().median_ms;
@@ -231,13 +192,9 @@ int run_command(const std::vector<std::string>& words) {
   std::cout << "operator: " << describe_operator(op.metadata()) << "\n";
   for (const std::string& note : op.plan_notes(args)) std::cout << "note: " << note << "\n";
   std::cout.flush();
-  const auto compile_start = std::chrono::steady_clock::now();
-  op.compile(args);
-  const double compile_ms = wall_ms(compile_start);
-
-  const std::vector<double> times = time_runs(op, args, options, device.cuda);
+  const OperatorTiming measured = time_operators({op}, args, timing_options(options, 1)).front();
   if (on_device) on_device->download_outputs(spec, host);
-  const double ms = median(times);
+  const double ms = measured.median_ms, compile_ms = measured.compile_ms;
   const double tflops = ms > 0 ? spec.flops() / (ms * 1e-3) / 1e12 : 0.0;
   char line[200];
   std::snprintf(line, sizeof(line),
