@@ -112,7 +112,8 @@ std::vector<Operator> choose_operators(const GemmArguments& args, const Operator
 
 // The run's warmup and timed runs as time_operators takes them.
 TimingOptions timing_options(const RunOptions& o, int rounds) {
-  return TimingOptions{.rounds = rounds, .warmup = static_cast<int>(o.warmup), .iterations = static_cast<int>(o.iterations)};
+  return TimingOptions{
+      .rounds = rounds, .warmup = static_cast<int>(o.warmup), .iterations = static_cast<int>(o.iterations)};
 }
 
 // --autotune: times the candidates (time_operators: interleaved rounds of

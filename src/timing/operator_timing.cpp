@@ -47,7 +47,9 @@ void take_turn(Operator& op, const GemmArguments& args, const TimingOptions& o, 
     events[static_cast<std::size_t>(i) + 1].record(cu_stream);
   }
   events.back().synchronize();
-  for (std::size_t i = 0; i + 1 < events.size(); ++i) times.push_back(runtime::Event::elapsed_ms(events[i], events[i + 1]));
+  for (std::size_t i = 0; i + 1 < events.size(); ++i) {
+    times.push_back(runtime::Event::elapsed_ms(events[i], events[i + 1]));
+  }
 }
 
 }  // namespace
@@ -56,9 +58,10 @@ std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, con
                                            const TimingOptions& options, void* stream) {
   if (ops.empty()) throw Error(ErrorKind::Value, "time_operators: no operators to time");
   if (options.rounds < 1 || options.iterations < 1 || options.warmup < 0) {
-    throw Error(ErrorKind::Value, "time_operators: rounds and iterations must be at least 1 and warmup at least 0 (got " +
-                                      std::to_string(options.rounds) + ", " + std::to_string(options.iterations) +
-                                      ", " + std::to_string(options.warmup) + ")");
+    throw Error(ErrorKind::Value,
+                "time_operators: rounds and iterations must be at least 1 and warmup at least 0 (got " +
+                    std::to_string(options.rounds) + ", " + std::to_string(options.iterations) + ", " +
+                    std::to_string(options.warmup) + ")");
   }
   detail::Problem problem;
   detail::analyze(args, problem);
@@ -68,7 +71,8 @@ std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, con
     driver = &runtime::Driver::require();
     context.emplace(*driver, problem.device_index);
     if (runtime::stream_captures(*driver, static_cast<CUstream>(stream))) {
-      throw Error(ErrorKind::Value, "time_operators: the stream is capturing a graph, so nothing would run to be timed");
+      throw Error(ErrorKind::Value,
+                  "time_operators: the stream is capturing a graph, so nothing would run to be timed");
     }
   }
   std::vector<OperatorTiming> timings;
