@@ -177,3 +177,18 @@ def test_cuda_graph_capture_and_replay(target_sm):
         graph.replay()
         torch.cuda.synchronize()
         torch.testing.assert_close(D, reference())
+
+
+def test_time_operators_on_a_torch_stream(target_sm):
+    args, D, _, reference = bias_relu_problem()
+    ops = gpu_operators(args, target_sm)[:3]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    D.fill_(float("nan"))
+    torch.cuda.synchronize()
+    timings = eg.time_operators(ops, args, rounds=2, warmup=1, iterations=3, stream=side)
+    side.synchronize()
+    assert sorted(t.operator.name for t in timings) == sorted(op.name for op in ops)
+    medians = [t.median_ms for t in timings]
+    assert medians == sorted(medians) and 0 < medians[0] and medians[-1] < 1000
+    torch.testing.assert_close(D, reference())
