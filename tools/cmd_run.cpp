@@ -1,8 +1,9 @@
 // `epigemm run`: random inputs for a problem, one operator chosen by the
 // filters (or, with --autotune, the fastest of the first few), timed over
-// warmup and measured iterations, and its outputs checked against the
-// cpu_reference provider.
+// warmup and measured iterations (or as many as fill --turn-ms), and its
+// outputs checked against the cpu_reference provider.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -26,6 +27,7 @@ struct RunOptions {
   InitKind init = InitKind::integer;
   std::int64_t warmup = 0;
   std::int64_t iterations = 1;
+  double turn_ms = 0.0;       ///< above 0: timed runs per turn filling about this long
   std::int64_t autotune = 0;  ///< candidates to time (0: take the ranking's first)
   bool skip_check = false;
 };
@@ -48,6 +50,9 @@ FlagSet make_flags() {
   flags.add_section("timing and check");
   flags.add_value("warmup-iterations", "N", "2 on cuda, 0 on cpu", "untimed runs before the timed ones");
   flags.add_value("iterations", "N", "10 on cuda, 1 on cpu", "timed runs; the median is reported");
+  flags.add_value("turn-ms", "MS", "off",
+                  "time as many runs as last about MS milliseconds (at least --iterations), sized from one run "
+                  "timed alone; a GPU's clock falls under sustained load, so match the workload's busy spans");
   flags.add_value("autotune", "N", "off",
                   "time the first N operators that support the problem (after the filters) in three "
                   "interleaved rounds of the warmup and timed runs, and run the fastest");
@@ -78,6 +83,12 @@ RunOptions read_run_options(const FlagSet& flags, bool cuda) {
   o.iterations = cuda ? 10 : 1;
   if (auto v = flags.value("warmup-iterations")) o.warmup = parse_integer("warmup-iterations", *v, 0, 1000000);
   if (auto v = flags.value("iterations")) o.iterations = parse_integer("iterations", *v, 1, 1000000);
+  if (auto v = flags.value("turn-ms")) {
+    o.turn_ms = parse_number("turn-ms", *v);
+    if (!(o.turn_ms > 0.0) || !std::isfinite(o.turn_ms)) {
+      throw UsageError("--turn-ms: expected a positive number of milliseconds, got '" + std::string(*v) + "'");
+    }
+  }
   if (auto v = flags.value("autotune")) o.autotune = parse_integer("autotune", *v, 1, 64);
   o.skip_check = flags.flag("skip-ref-check");
   return o;
@@ -112,8 +123,19 @@ std::vector<Operator> choose_operators(const GemmArguments& args, const Operator
 
 // The run's warmup and timed runs as time_operators takes them.
 TimingOptions timing_options(const RunOptions& o, int rounds) {
-  return TimingOptions{
-      .rounds = rounds, .warmup = static_cast<int>(o.warmup), .iterations = static_cast<int>(o.iterations)};
+  return TimingOptions{.rounds = rounds,
+                       .warmup = static_cast<int>(o.warmup),
+                       .iterations = static_cast<int>(o.iterations),
+                       .turn_ms = o.turn_ms};
+}
+
+// "10 timed runs", or under --turn-ms "timed runs filling 100 ms (at least 10)".
+std::string turn_text(const RunOptions& o) {
+  if (o.turn_ms <= 0.0) return std::to_string(o.iterations) + " timed runs";
+  char text[100];
+  std::snprintf(text, sizeof(text), "timed runs filling %g ms (at least %lld)", o.turn_ms,
+                static_cast<long long>(o.iterations));
+  return text;
 }
 
 // --autotune: times the candidates (time_operators: interleaved rounds of
@@ -123,13 +145,14 @@ TimingOptions timing_options(const RunOptions& o, int rounds) {
 Operator autotune(const std::vector<Operator>& candidates, const GemmArguments& args, const RunOptions& o) {
   const std::vector<OperatorTiming> timings = time_operators(candidates, args, timing_options(o, kAutotuneRounds));
   std::cout << "autotune: " << candidates.size() << " candidate(s), " << kAutotuneRounds << " rounds of "
-            << o.warmup << " warmup + " << o.iterations << " timed runs each, fastest first:\n";
+            << o.warmup << " warmup + " << turn_text(o) << " each, fastest first:\n";
   const double fastest = timings.front().median_ms;
   for (const OperatorTiming& t : timings) {
     char line[300];
-    std::snprintf(line, sizeof(line), "  %-44s median %.4f ms (%.3fx the fastest), compile %.1f ms%s",
-                  t.op.name().c_str(), t.median_ms, fastest > 0 ? t.median_ms / fastest : 1.0, t.compile_ms,
-                  t.op.name() == candidates.front().name() ? "  (the ranking's first)" : "");
+    std::snprintf(line, sizeof(line),
+                  "  %-44s median %.4f ms (%.3fx the fastest) over %d runs a turn, compile %.1f ms%s",
+                  t.op.name().c_str(), t.median_ms, fastest > 0 ? t.median_ms / fastest : 1.0, t.runs_per_turn,
+                  t.compile_ms, t.op.name() == candidates.front().name() ? "  (the ranking's first)" : "");
     std::cout << line << "\n";
   }
   return timings.front().op;
@@ -199,8 +222,8 @@ int run_command(const std::vector<std::string>& words) {
   const double tflops = ms > 0 ? spec.flops() / (ms * 1e-3) / 1e12 : 0.0;
   char line[200];
   std::snprintf(line, sizeof(line),
-                "time: median %.4f ms over %lld iterations (%lld warmup), %.4g TFLOP/s; compile %.1f ms", ms,
-                static_cast<long long>(options.iterations), static_cast<long long>(options.warmup), tflops, compile_ms);
+                "time: median %.4f ms over %d iterations (%lld warmup), %.4g TFLOP/s; compile %.1f ms", ms,
+                measured.runs_per_turn, static_cast<long long>(options.warmup), tflops, compile_ms);
   std::cout << line << "\n";
 
   if (options.skip_check) {

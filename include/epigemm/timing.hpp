@@ -14,14 +14,24 @@ namespace epigemm {
 struct TimingOptions {
   int rounds = 3;       ///< interleaved rounds; each operator takes one turn per round
   int warmup = 2;       ///< untimed runs at the start of each turn
-  int iterations = 10;  ///< timed runs per turn
+  int iterations = 10;  ///< timed runs per turn (at least)
+  /// Above 0: each operator's turns take as many timed runs (at least
+  /// `iterations`, at most kMaxRunsPerTurn) as last about this many
+  /// milliseconds, sized from one run timed alone before the rounds. A
+  /// GPU's clock falls under sustained load, and by how much depends on the
+  /// kernel, so turns should last as long as the real workload's busy spans.
+  double turn_ms = 0.0;
 };
+
+/// The most timed runs one turn takes when sized by TimingOptions::turn_ms.
+inline constexpr int kMaxRunsPerTurn = 100000;
 
 /// One operator's measurement.
 struct OperatorTiming {
   Operator op;
   double median_ms = 0.0;   ///< median of its timed runs over all rounds
   double compile_ms = 0.0;  ///< wall time of its compile() (near 0 when cached)
+  int runs_per_turn = 0;    ///< timed runs in each of its turns
 };
 
 /// Compiles each of `ops`, then runs them on `args` in `options.rounds`
@@ -32,7 +42,7 @@ struct OperatorTiming {
 /// Returns the timings fastest first. The outputs of `args` hold whatever
 /// the last run wrote; the inputs are never written. Throws Error when
 /// `ops` is empty, an operator does not support `args`, an option is below
-/// 1 (warmup below 0), or `stream` is capturing a graph.
+/// 1 (warmup and turn_ms below 0), or `stream` is capturing a graph.
 std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, const GemmArguments& args,
                                            const TimingOptions& options = {}, void* stream = nullptr);
 

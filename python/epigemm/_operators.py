@@ -142,6 +142,7 @@ class OperatorTiming(NamedTuple):
     operator: Operator
     median_ms: float  # median of its timed runs over all rounds
     compile_ms: float  # wall time of its compile (near 0 when cached)
+    runs_per_turn: int  # timed runs in each of its turns
 
 
 def time_operators(
@@ -150,26 +151,31 @@ def time_operators(
     rounds: int = 3,
     warmup: int = 2,
     iterations: int = 10,
+    turn_ms: float = 0.0,
     stream: Any = None,
 ) -> List[OperatorTiming]:
     """Compiles each operator, then runs them on `args` in `rounds`
     interleaved rounds (each operator one turn of `warmup` untimed and
     `iterations` timed runs per round, the first turn rotating), so that a
-    clock that drifts under sustained load weighs on all alike. Times with
-    CUDA events on `stream` (as for Operator.run) for CUDA tensors, the wall
-    clock for host arrays. Returns the timings fastest first; `args`'
-    outputs hold whatever the last run wrote. The built-in ranking is fitted
-    to one GPU (the H200); this picks the fastest on the GPU at hand, e.g.
-    `time_operators(get_operators(args)[:4], args)[0].operator`."""
+    clock that drifts under sustained load weighs on all alike. With
+    `turn_ms` above 0 a turn takes as many timed runs (at least
+    `iterations`) as last about that long, sized per operator from one run
+    timed alone: let turns last as long as the real workload keeps the GPU
+    busy, as its clock falls under sustained load. Times with CUDA events
+    on `stream` (as for Operator.run) for CUDA tensors, the wall clock for
+    host arrays. Returns the timings fastest first; `args`' outputs hold
+    whatever the last run wrote. The built-in ranking is fitted to one GPU
+    (the H200); this picks the fastest on the GPU at hand, e.g.
+    `time_operators(get_operators(args)[:4], args, turn_ms=100)[0].operator`."""
     ops = list(ops)
     for op in ops:
         if not isinstance(op, Operator):
             raise TypeError(f"ops must be Operators, not {type(op).__name__}")
     cpp = _cpp_args(args)
     timed = _ext.time_operators(
-        [op._op for op in ops], cpp, rounds, warmup, iterations, resolve_stream(stream, args._stream_source)
+        [op._op for op in ops], cpp, rounds, warmup, iterations, turn_ms, resolve_stream(stream, args._stream_source)
     )
-    return [OperatorTiming(Operator(op), median_ms, compile_ms) for op, median_ms, compile_ms in timed]
+    return [OperatorTiming(Operator(op), *measured) for op, *measured in timed]
 
 
 def device_target_sm() -> int:

@@ -1,10 +1,11 @@
-// time_operators: compile, then interleaved rounds of warmup and timed runs
-// per operator, timed by CUDA events on a device and the wall clock on the
-// host.
+// time_operators: compile, size each operator's turn (a run count, or as
+// many runs as fill turn_ms), then interleaved rounds of warmup and timed
+// runs, timed by CUDA events on a device and the wall clock on the host.
 #include "epigemm/timing.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -26,12 +27,12 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// One turn: warmup runs, then timed runs appended to `times`.
-void take_turn(Operator& op, const GemmArguments& args, const TimingOptions& o, const runtime::Driver* driver,
+// One turn: `warmup` runs, then `runs` timed runs appended to `times`.
+void take_turn(Operator& op, const GemmArguments& args, int warmup, int runs, const runtime::Driver* driver,
                void* stream, std::vector<double>& times) {
-  for (int i = 0; i < o.warmup; ++i) op.run(args, stream);
+  for (int i = 0; i < warmup; ++i) op.run(args, stream);
   if (driver == nullptr) {
-    for (int i = 0; i < o.iterations; ++i) {
+    for (int i = 0; i < runs; ++i) {
       const auto start = std::chrono::steady_clock::now();
       op.run(args, stream);
       times.push_back(ms_since(start));
@@ -40,9 +41,9 @@ void take_turn(Operator& op, const GemmArguments& args, const TimingOptions& o, 
   }
   const auto cu_stream = static_cast<CUstream>(stream);
   std::vector<runtime::Event> events;
-  for (int i = 0; i <= o.iterations; ++i) events.emplace_back(*driver);
+  for (int i = 0; i <= runs; ++i) events.emplace_back(*driver);
   events[0].record(cu_stream);
-  for (int i = 0; i < o.iterations; ++i) {
+  for (int i = 0; i < runs; ++i) {
     op.run(args, stream);
     events[static_cast<std::size_t>(i) + 1].record(cu_stream);
   }
@@ -52,16 +53,28 @@ void take_turn(Operator& op, const GemmArguments& args, const TimingOptions& o, 
   }
 }
 
+// Timed runs per turn: `iterations`, or under turn_ms as many as last about
+// that long, judged by one run timed alone after the warmup.
+int runs_per_turn(Operator& op, const GemmArguments& args, const TimingOptions& o, const runtime::Driver* driver,
+                  void* stream) {
+  if (o.turn_ms <= 0.0) return o.iterations;
+  std::vector<double> one;
+  take_turn(op, args, std::max(o.warmup, 1), 1, driver, stream, one);
+  const double runs = one[0] > 0.0 ? std::ceil(o.turn_ms / one[0]) : kMaxRunsPerTurn;
+  return static_cast<int>(std::clamp(runs, static_cast<double>(o.iterations), static_cast<double>(kMaxRunsPerTurn)));
+}
+
 }  // namespace
 
 std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, const GemmArguments& args,
                                            const TimingOptions& options, void* stream) {
   if (ops.empty()) throw Error(ErrorKind::Value, "time_operators: no operators to time");
-  if (options.rounds < 1 || options.iterations < 1 || options.warmup < 0) {
+  if (options.rounds < 1 || options.iterations < 1 || options.warmup < 0 || !(options.turn_ms >= 0.0) ||
+      !std::isfinite(options.turn_ms)) {
     throw Error(ErrorKind::Value,
-                "time_operators: rounds and iterations must be at least 1 and warmup at least 0 (got " +
+                "time_operators: rounds and iterations must be at least 1, warmup and turn_ms at least 0 (got " +
                     std::to_string(options.rounds) + ", " + std::to_string(options.iterations) + ", " +
-                    std::to_string(options.warmup) + ")");
+                    std::to_string(options.warmup) + ", " + std::to_string(options.turn_ms) + ")");
   }
   detail::Problem problem;
   detail::analyze(args, problem);
@@ -77,16 +90,17 @@ std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, con
   }
   std::vector<OperatorTiming> timings;
   for (const Operator& op : ops) {
-    timings.push_back({op, 0.0, 0.0});
+    timings.push_back({op, 0.0, 0.0, 0});
     const auto start = std::chrono::steady_clock::now();
     timings.back().op.compile(args);  // throws, naming the operator, where it does not support args
     timings.back().compile_ms = ms_since(start);
   }
+  for (OperatorTiming& t : timings) t.runs_per_turn = runs_per_turn(t.op, args, options, driver, stream);
   std::vector<std::vector<double>> times(timings.size());
   for (int round = 0; round < options.rounds; ++round) {
     for (std::size_t turn = 0; turn < timings.size(); ++turn) {
       const std::size_t i = (turn + static_cast<std::size_t>(round)) % timings.size();
-      take_turn(timings[i].op, args, options, driver, stream, times[i]);
+      take_turn(timings[i].op, args, options.warmup, timings[i].runs_per_turn, driver, stream, times[i]);
     }
   }
   for (std::size_t i = 0; i < timings.size(); ++i) timings[i].median_ms = median(times[i]);

@@ -30,4 +30,5 @@ check 3 --mnkl 1000,1032,520,1 --ab-dtype bf16 --scalar alpha=0.5 \
   --epilogue "def epi(accum, alpha, C): F = accum * alpha + C * 2.0; D = relu(F); return D, F"
 check 2 --mnkl 777,512,256,2 --ab-dtype f16 --tensor bias=row --output m=scalar:f32 \
   --epilogue "def epi(accum, bias): D = gelu(accum + bias); m = amax(D); return D, m"
+check 2 --mnkl 512,512,512,1 --ab-dtype bf16 --turn-ms 10 --epilogue "def epi(accum): D = silu(accum); return D"
 exit $failed

@@ -1,6 +1,7 @@
 // time_operators on device tensors: the device's first candidates timed by
 // CUDA events on a caller's stream, fastest first, the outputs those runs
-// leave correct and nothing but them written; a capturing stream is refused.
+// leave correct and nothing but them written; turns sized by turn_ms; a
+// capturing stream is refused.
 #include <algorithm>
 #include <set>
 
@@ -43,6 +44,7 @@ TEST(TimeOperatorsGpu, TimesCandidatesOnAStreamAndLeavesCorrectOutputs) {
     EXPECT_GT(timings[i].median_ms, 0.0) << timings[i].op.name();
     EXPECT_LT(timings[i].median_ms, 1000.0) << timings[i].op.name();
     EXPECT_GE(timings[i].compile_ms, 0.0);
+    EXPECT_EQ(timings[i].runs_per_turn, 4);
     if (i > 0) {
       EXPECT_LE(timings[i - 1].median_ms, timings[i].median_ms);
     }
@@ -51,6 +53,15 @@ TEST(TimeOperatorsGpu, TimesCandidatesOnAStreamAndLeavesCorrectOutputs) {
   p.run_reference_once(DType::f32, DType::f32);
   p.compare_outputs("after time_operators");
   p.expect_only_outputs_written(0xA5, "time_operators");
+
+  // 20 ms turns of a run of tens of microseconds: many runs each.
+  p.poison_outputs(0x5A, stream);
+  const OperatorTiming sized =
+      time_operators({ops[0]}, args, {.rounds = 1, .warmup = 1, .iterations = 2, .turn_ms = 20.0}, stream).front();
+  driver->check(driver->stream_synchronize(stream), "waiting for the sized turn");
+  EXPECT_GT(sized.runs_per_turn, 2);
+  EXPECT_LE(sized.runs_per_turn, kMaxRunsPerTurn);
+  p.compare_outputs("after a turn sized by turn_ms");
 
   // A stream capturing a graph would only record the runs: refused.
   GraphApi graph_api;

@@ -129,8 +129,15 @@ def test_time_operators_fastest_first_with_correct_outputs(args):
     args.epilogue["D"].fill(np.nan)
     timings = eg.time_operators([op, op], args, rounds=2, warmup=0, iterations=2)
     assert [t.operator.name for t in timings] == ["cpu_reference", "cpu_reference"]
-    assert all(t.median_ms > 0 and t.compile_ms >= 0 for t in timings)
+    assert all(t.median_ms > 0 and t.compile_ms >= 0 and t.runs_per_turn == 2 for t in timings)
     assert timings[0].median_ms <= timings[1].median_ms
+    assert_stored(args.epilogue["D"], args.expected)
+
+
+def test_time_operators_sizes_turns_by_turn_ms(args):
+    op = eg.get_operators(args, providers="cpu_reference")[0]
+    (timing,) = eg.time_operators([op], args, rounds=1, warmup=0, iterations=1, turn_ms=50)
+    assert 10 < timing.runs_per_turn <= 100000
     assert_stored(args.epilogue["D"], args.expected)
 
 
@@ -140,5 +147,7 @@ def test_time_operators_rejects_bad_input(args):
         eg.time_operators([], args)
     with pytest.raises(ValueError, match="rounds"):
         eg.time_operators([op], args, rounds=0)
+    with pytest.raises(ValueError, match="turn_ms"):
+        eg.time_operators([op], args, turn_ms=-1)
     with pytest.raises(TypeError, match="Operators"):
         eg.time_operators(["cpu_reference"], args)

@@ -191,4 +191,11 @@ def test_time_operators_on_a_torch_stream(target_sm):
     assert sorted(t.operator.name for t in timings) == sorted(op.name for op in ops)
     medians = [t.median_ms for t in timings]
     assert medians == sorted(medians) and 0 < medians[0] and medians[-1] < 1000
+    assert all(t.runs_per_turn == 3 for t in timings)
+    torch.testing.assert_close(D, reference())
+    D.fill_(float("nan"))
+    torch.cuda.synchronize()
+    (timing,) = eg.time_operators(ops[:1], args, rounds=1, warmup=1, iterations=2, turn_ms=20, stream=side)
+    side.synchronize()
+    assert timing.runs_per_turn > 2
     torch.testing.assert_close(D, reference())

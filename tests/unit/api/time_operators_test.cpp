@@ -1,6 +1,7 @@
 // time_operators on host tensors: every operator timed, fastest first, the
 // outputs correct after the rounds, the inputs untouched, and clear errors
 // for an empty list, bad options and an operator that cannot run the problem.
+#include <cmath>
 #include <cstring>
 
 #include "common/gemm_fixture.hpp"
@@ -53,6 +54,25 @@ TEST_F(TimeOperators, TimesEveryOperatorFastestFirstAndLeavesCorrectOutputs) {
   EXPECT_EQ(bytes_of(C), c_before);
 }
 
+TEST_F(TimeOperators, SizesTurnsByTurnMs) {
+  const GemmArguments a = args();
+  const std::vector<Operator> ops = get_operators(a);
+  ASSERT_FALSE(ops.empty());
+  // Without turn_ms a turn is `iterations` runs.
+  EXPECT_EQ(time_operators({ops[0]}, a, {.rounds = 1, .warmup = 0, .iterations = 3}).front().runs_per_turn, 3);
+  // A turn_ms shorter than one run keeps `iterations`.
+  EXPECT_EQ(time_operators({ops[0]}, a, {.rounds = 1, .warmup = 0, .iterations = 3, .turn_ms = 1e-9})
+                .front()
+                .runs_per_turn,
+            3);
+  // 50 ms of a run that takes well under a millisecond: many runs, at most the cap.
+  const OperatorTiming t =
+      time_operators({ops[0]}, a, {.rounds = 1, .warmup = 0, .iterations = 1, .turn_ms = 50.0}).front();
+  EXPECT_GT(t.runs_per_turn, 10);
+  EXPECT_LE(t.runs_per_turn, kMaxRunsPerTurn);
+  g.expect_tile(D, [&](auto l, auto m, auto n) { return std::max(0.0, g.accum(l, m, n) - C.get({l, m, n})); });
+}
+
 TEST_F(TimeOperators, RejectsNoOperatorsBadOptionsAndUnsupportedOperators) {
   const GemmArguments a = args();
   const std::vector<Operator> ops = get_operators(a);
@@ -69,6 +89,8 @@ TEST_F(TimeOperators, RejectsNoOperatorsBadOptionsAndUnsupportedOperators) {
   EXPECT_EQ(kind_of([&] { time_operators(ops, a, {.rounds = 0}); }), ErrorKind::Value);
   EXPECT_EQ(kind_of([&] { time_operators(ops, a, {.iterations = 0}); }), ErrorKind::Value);
   EXPECT_EQ(kind_of([&] { time_operators(ops, a, {.warmup = -1}); }), ErrorKind::Value);
+  EXPECT_EQ(kind_of([&] { time_operators(ops, a, {.turn_ms = -1.0}); }), ErrorKind::Value);
+  EXPECT_EQ(kind_of([&] { time_operators(ops, a, {.turn_ms = std::nan("")}); }), ErrorKind::Value);
 
   // A GPU operator judged on host tensors says why it cannot run them.
   std::optional<Operator> gpu;
