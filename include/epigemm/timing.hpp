@@ -23,7 +23,8 @@ struct TimingOptions {
   double turn_ms = 0.0;
 };
 
-/// The most timed runs one turn takes when sized by TimingOptions::turn_ms.
+/// The most timed runs one turn takes when sized by TimingOptions::turn_ms
+/// (unless `iterations` asks for more).
 inline constexpr int kMaxRunsPerTurn = 100000;
 
 /// One operator's measurement.

@@ -60,8 +60,9 @@ int runs_per_turn(Operator& op, const GemmArguments& args, const TimingOptions& 
   if (o.turn_ms <= 0.0) return o.iterations;
   std::vector<double> one;
   take_turn(op, args, std::max(o.warmup, 1), 1, driver, stream, one);
-  const double runs = one[0] > 0.0 ? std::ceil(o.turn_ms / one[0]) : kMaxRunsPerTurn;
-  return static_cast<int>(std::clamp(runs, static_cast<double>(o.iterations), static_cast<double>(kMaxRunsPerTurn)));
+  const double fewest = o.iterations, most = std::max(o.iterations, kMaxRunsPerTurn);
+  const double runs = one[0] > 0.0 ? std::ceil(o.turn_ms / one[0]) : most;
+  return static_cast<int>(std::clamp(runs, fewest, most));
 }
 
 }  // namespace
