@@ -27,10 +27,8 @@ class TimeOperators : public ::testing::Test {
 };
 
 std::vector<char> bytes_of(const TensorRef& t) {
-  std::int64_t elements = 1;
-  for (std::int64_t e : t.shape) elements *= e;
   const auto* p = static_cast<const char*>(t.data);
-  return {p, p + elements * size_bytes(t.dtype)};
+  return {p, p + t.numel() * size_bytes(t.dtype)};
 }
 
 TEST_F(TimeOperators, TimesEveryOperatorFastestFirstAndLeavesCorrectOutputs) {
