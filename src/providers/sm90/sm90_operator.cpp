@@ -44,10 +44,21 @@ runtime::DeviceBuffer zeroed_workspace(const runtime::Driver& driver, int device
   return buffer;
 }
 
-int sm_count_of(int device) {
+// The device's properties, or nullptr where no device can be asked.
+const runtime::DeviceInfo* device_info_of(int device) {
   const runtime::Driver* driver = runtime::Driver::get();
-  if (driver == nullptr || device < 0 || device >= driver->device_count()) return kSm90DefaultSmCount;
-  return driver->device_info(device).sm_count;
+  if (driver == nullptr || device < 0 || device >= driver->device_count()) return nullptr;
+  return &driver->device_info(device);
+}
+
+int sm_count_of(int device) {
+  const runtime::DeviceInfo* info = device_info_of(device);
+  return info != nullptr ? info->sm_count : kSm90DefaultSmCount;
+}
+
+std::int64_t l2_bytes_of(int device) {
+  const runtime::DeviceInfo* info = device_info_of(device);
+  return info != nullptr && info->l2_bytes > 0 ? info->l2_bytes : kSm90DefaultL2Bytes;
 }
 
 }  // namespace
@@ -124,7 +135,7 @@ Status Sm90Operator::check_device(const Problem& p) const {
 }
 
 int Sm90Operator::preference(const Problem& p) const {
-  return sm90_preference(config_, p, sm_count_of(p.device_index));
+  return sm90_preference(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index));
 }
 
 std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const noexcept {

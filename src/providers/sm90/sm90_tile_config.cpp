@@ -127,9 +127,27 @@ double tile_efficiency(const Sm90TileConfig& c) {
 /// gelu 0.94-0.97x at the mid sizes). Pinned again on the H200 on
 /// 2026-12-05 (after 128x256's later gains), 128x256 1x1 over 128x128
 /// pingpong time: 8192^3 1.025-1.038, 4096x14336x4096 1.017-1.091, 4096^3
-/// 1.025-1.037. An H100 (80 GB HBM3) disagrees at 8192^3 (0.905-0.975);
-/// the model is the H200's.
+/// 1.025-1.037.
 constexpr double kCooperativeEpilogueExposure = 1.02;
+/// On the H100 (80 GB HBM3, a 50 MB L2) the same pins go the other way
+/// where 128x256 runs many waves of long K: 128x256 1x1 over 128x128
+/// pingpong time, bf16, timed in blocks of ~50 ms on two machines
+/// (2026-12-05): 8192^3 0.94-0.975 (f16 0.905-0.945), 4096x14336x4096
+/// 0.945-1.017; in 200 ms turns of `epigemm run --autotune 4 --turn-ms 200`
+/// on two more: 8192^3 relu+F 0.86, gelu 0.84, 4096x14336x4096 relu+F 0.90,
+/// gelu 0.94. Where 128x256 has few waves, pingpong stays ahead on both
+/// cards (4096^3, 3.9 waves: 1.01-1.04). Nothing the driver reports
+/// explains the difference (same SMs and 700 W cap; the H200 has 60 MB of L2
+/// and HBM3e; under ncu pingpong draws more power per multiply);
+/// the L2 size is the figure that tells the measured cards apart, so cards
+/// with less than kSmallL2Bytes take this factor on that tile there, and
+/// keep it in 1x1 clusters (2x1 measured 2-3% slower in 200 ms turns).
+constexpr double kSmallL2WideTileEpilogueTime = 0.93;
+constexpr std::int64_t kSmallL2Bytes = std::int64_t{56} << 20;
+/// K of at least this many k-blocks counts as long for that factor (the
+/// measured K were 4096 and 8192; shorter K exposes the cooperative
+/// epilogue more).
+constexpr std::int64_t kSmallL2MinKBlocks = 64;
 /// A GEMM alone (D = accum): a cooperative tile's only exposed epilogue is
 /// D's store, which costs about as much as 1.5 k-blocks of its main loop
 /// per 2 bytes of D's elements (a k-block takes about the same time in
@@ -445,7 +463,7 @@ int sm90_tile_kinds(const Sm90TileConfig& c, const Problem& p) noexcept {
   return (inside ? kSm90InsideTiles : 0) | (edge || !inside ? kSm90EdgeTiles : 0);
 }
 
-double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count) {
+double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count, std::int64_t l2_bytes) {
   const int sms = std::max(sm_count, c.cluster_m);
   const std::int64_t cluster_tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   const std::int64_t slots = sms / c.cluster_m;
@@ -515,8 +533,12 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     } else {
       time *= kCooperativeEpilogueExposure;
     }
+    const bool small_l2_wide = !gemm_alone && l2_bytes < kSmallL2Bytes && c.operands == C::bits16 && c.bm == 128 &&
+                               c.bn == 256 && many_waves && k_block_count >= kSmallL2MinKBlocks;
+    if (small_l2_wide) time *= kSmallL2WideTileEpilogueTime;
     // Promotion: 1x1 measured 1-2.5% faster at 8192^3 (fp8 e4m3, H200, 2026-11-29).
-    if (c.cluster_m == 2) time *= many_waves && c.promote_k_blocks == 0 && !gemm_alone ? 0.995 : 1.005;
+    if (c.cluster_m == 2)
+      time *= many_waves && c.promote_k_blocks == 0 && !gemm_alone && !small_l2_wide ? 0.995 : 1.005;
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (split) time *= kSplitKCost;
@@ -533,8 +555,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   return time;
 }
 
-int sm90_preference(const Sm90TileConfig& c, const Problem& p, int sm_count) {
-  const double time = std::max(sm90_modelled_time(c, p, sm_count), 1.0);
+int sm90_preference(const Sm90TileConfig& c, const Problem& p, int sm_count, std::int64_t l2_bytes) {
+  const double time = std::max(sm90_modelled_time(c, p, sm_count, l2_bytes), 1.0);
   const int fast_fp8 = c.operands == C::fp8 && c.promote_k_blocks == 0 ? kFastAccumulationDemotion : 0;
   return 1'000'000 - fast_fp8 - static_cast<int>(std::lround(1000.0 * std::log2(time)));
 }

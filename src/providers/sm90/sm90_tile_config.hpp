@@ -3,6 +3,7 @@
 // operator metadata, and the heuristic that ranks them for a problem shape.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 
@@ -184,6 +185,9 @@ inline constexpr int kSm90MaxSharedBytes = 232448;
 inline constexpr int kSm90TotalsSharedBytes = 1024;
 /// SM count assumed when no device can be asked (an H100/H200 SXM).
 inline constexpr int kSm90DefaultSmCount = 132;
+/// L2 size assumed when no device can be asked (the H200's, which the
+/// heuristic is fitted to).
+inline constexpr std::int64_t kSm90DefaultL2Bytes = std::int64_t{60} << 20;
 
 /// Every configuration offered: for each operand class, 128x256 (2x1 and
 /// 1x1 clusters), 128x128 (1x1 and 2x1), 64x128 for small M, 128x64 and
@@ -207,14 +211,18 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 /// bandwidth, slowed when too few loads are in flight: the busy CTAs times
 /// the streamed operand's bytes in their rings over the load latency), times
 /// small factors that favour 2x1 clusters when many waves share B and charge
-/// the zero-filled rows of partial tiles.
-double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count);
+/// the zero-filled rows of partial tiles. `l2_bytes` is the device's L2
+/// size, which tells the H100's ranking of fused epilogues from the H200's
+/// (kSmallL2Bytes in the source).
+double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count,
+                          std::int64_t l2_bytes = kSm90DefaultL2Bytes);
 
 /// preference() for `config`: higher for a smaller modelled time; always
 /// far above the simt provider's. fp8 operators with fast accumulation rank
 /// below every precise one (as cuBLASLt and torch._scaled_mm, epigemm's fp8
 /// GEMMs accumulate precisely unless the user opts in): pick them with a
 /// metadata filter on extra["fp8_accumulation"] == "fast".
-int sm90_preference(const Sm90TileConfig& config, const Problem& problem, int sm_count);
+int sm90_preference(const Sm90TileConfig& config, const Problem& problem, int sm_count,
+                    std::int64_t l2_bytes = kSm90DefaultL2Bytes);
 
 }  // namespace epigemm::detail

@@ -1048,13 +1048,15 @@ TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
 
 /// The configuration of `operands` the heuristic ranks first for `p`,
 /// among those `keep` admits (all when it is empty).
+/// `l2_bytes`: the device's L2 size (the H200's by default).
 Sm90TileConfig best_of(const detail::Problem& p, Sm90OperandClass operands = Sm90OperandClass::bits16,
-                       const std::function<bool(const Sm90TileConfig&)>& keep = {}) {
+                       const std::function<bool(const Sm90TileConfig&)>& keep = {},
+                       std::int64_t l2_bytes = detail::kSm90DefaultL2Bytes) {
   const Sm90TileConfig* best = nullptr;
   int best_score = 0;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     if (c.operands != operands || (keep && !keep(c))) continue;
-    const int score = detail::sm90_preference(c, p, 132);
+    const int score = detail::sm90_preference(c, p, 132, l2_bytes);
     EXPECT_GT(score, 0);
     if (best == nullptr || score > best_score) best = &c, best_score = score;
   }
@@ -1157,6 +1159,38 @@ TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
   EXPECT_EQ(best(8192, 8192, 8192, plain, C::tf32, DType::tf32, DType::f32), "128x256x32_c1x1");
   EXPECT_EQ(best(8192, 8192, 8192, relu, C::tf32, DType::tf32, DType::f32), "128x128x32_c1x1_pingpong");
   EXPECT_EQ(best(8192, 8192, 8192, plain, C::int8, DType::i8, DType::i32), "128x128x128_c1x1_pingpong");
+}
+
+TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) {
+  // The H100 (50 MB of L2) ran 128x256 1x1 faster than 128x128 pingpong for
+  // fused epilogues where 128x256 has many waves of long K; the H200 (60 MB)
+  // the other way. A GEMM alone takes 128x256 on both (above).
+  constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
+  const auto best = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
+                       Sm90OperandClass operands = Sm90OperandClass::bits16) {
+    detail::Problem p;  // no DAG: ranked as a fused epilogue
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }, l2));
+  };
+  for (std::int64_t l2 : {detail::kSm90DefaultL2Bytes, std::int64_t{60} << 20}) {
+    EXPECT_EQ(best(8192, 8192, 8192, l2), "128x128x64_c1x1_pingpong");
+    EXPECT_EQ(best(4096, 14336, 4096, l2), "128x128x64_c1x1_pingpong");
+  }
+  EXPECT_EQ(best(8192, 8192, 8192, kH100L2), "128x256x64_c1x1");
+  EXPECT_EQ(best(4096, 14336, 4096, kH100L2), "128x256x64_c1x1");
+  EXPECT_EQ(best(16384, 8192, 8192, kH100L2), "128x256x64_c1x1");
+  // Few waves of 128x256 (4096^3: 3.9), short K (8192x8192x1024: 16 k-blocks,
+  // where the cooperative epilogue is exposed most) and the operand classes
+  // not measured keep the H200's ranking.
+  EXPECT_EQ(best(4096, 4096, 4096, kH100L2), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 1024, kH100L2), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 8192, kH100L2, Sm90OperandClass::fp8), "128x128x128_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 8192, kH100L2, Sm90OperandClass::tf32), "128x128x32_c1x1_pingpong");
+  // Skinny and small problems do not move.
+  EXPECT_EQ(best(128, 8192, 8192, kH100L2), best(128, 8192, 8192, detail::kSm90DefaultL2Bytes));
+  EXPECT_EQ(best(1024, 1024, 1024, kH100L2), best(1024, 1024, 1024, detail::kSm90DefaultL2Bytes));
 }
 
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
