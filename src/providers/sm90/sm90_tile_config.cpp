@@ -144,10 +144,12 @@ constexpr double kCooperativeEpilogueExposure = 1.02;
 /// keep it in 1x1 clusters (2x1 measured 2-3% slower in 200 ms turns).
 constexpr double kSmallL2WideTileEpilogueTime = 0.93;
 constexpr std::int64_t kSmallL2Bytes = std::int64_t{56} << 20;
-/// K of at least this many k-blocks counts as long for that factor (the
-/// measured K were 4096 and 8192; shorter K exposes the cooperative
-/// epilogue more).
-constexpr std::int64_t kSmallL2MinKBlocks = 64;
+/// K of at least this many k-blocks counts as long for that factor: shorter
+/// K exposes the cooperative epilogue more. relu+F in 200 ms turns on an
+/// H100 (2026-12-05), 128x256 1x1 over pingpong's time, at 8+ waves: K =
+/// 3072 (48 k-blocks) 0.90-0.98, K = 2560 0.94, K = 2048 0.93-1.005 (mixed),
+/// K = 1536 1.00-1.08, K = 512 and 1024 1.07-1.09.
+constexpr std::int64_t kSmallL2MinKBlocks = 40;
 /// A GEMM alone (D = accum): a cooperative tile's only exposed epilogue is
 /// D's store, which costs about as much as 1.5 k-blocks of its main loop
 /// per 2 bytes of D's elements (a k-block takes about the same time in

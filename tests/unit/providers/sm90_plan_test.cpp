@@ -1181,11 +1181,14 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
   EXPECT_EQ(best(8192, 8192, 8192, kH100L2), "128x256x64_c1x1");
   EXPECT_EQ(best(4096, 14336, 4096, kH100L2), "128x256x64_c1x1");
   EXPECT_EQ(best(16384, 8192, 8192, kH100L2), "128x256x64_c1x1");
-  // Few waves of 128x256 (4096^3: 3.9), short K (8192x8192x1024: 16 k-blocks,
-  // where the cooperative epilogue is exposed most) and the operand classes
-  // not measured keep the H200's ranking.
+  EXPECT_EQ(best(4096, 14336, 3072, kH100L2), "128x256x64_c1x1");
+  EXPECT_EQ(best(8192, 8192, 2560, kH100L2), "128x256x64_c1x1");
+  // Few waves of 128x256 (4096^3: 3.9), short K (8192x8192x1024 and x1536:
+  // 16 and 24 k-blocks, where the cooperative epilogue is exposed most) and
+  // the operand classes not measured keep the H200's ranking.
   EXPECT_EQ(best(4096, 4096, 4096, kH100L2), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(8192, 8192, 1024, kH100L2), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 1536, kH100L2), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(8192, 8192, 8192, kH100L2, Sm90OperandClass::fp8), "128x128x128_c1x1_pingpong");
   EXPECT_EQ(best(8192, 8192, 8192, kH100L2, Sm90OperandClass::tf32), "128x128x32_c1x1_pingpong");
   // Skinny and small problems do not move.
