@@ -1174,10 +1174,9 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
     p.K = K;
     return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }, l2));
   };
-  for (std::int64_t l2 : {detail::kSm90DefaultL2Bytes, std::int64_t{60} << 20}) {
-    EXPECT_EQ(best(8192, 8192, 8192, l2), "128x128x64_c1x1_pingpong");
-    EXPECT_EQ(best(4096, 14336, 4096, l2), "128x128x64_c1x1_pingpong");
-  }
+  constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // kSm90DefaultL2Bytes
+  EXPECT_EQ(best(8192, 8192, 8192, kH200L2), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(4096, 14336, 4096, kH200L2), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(8192, 8192, 8192, kH100L2), "128x256x64_c1x1");
   EXPECT_EQ(best(4096, 14336, 4096, kH100L2), "128x256x64_c1x1");
   EXPECT_EQ(best(16384, 8192, 8192, kH100L2), "128x256x64_c1x1");
