@@ -1166,6 +1166,7 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
   // fused epilogues where 128x256 has many waves of long K; the H200 (60 MB)
   // the other way. A GEMM alone takes 128x256 on both (above).
   constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
+  constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // kSm90DefaultL2Bytes
   const auto best = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
                        Sm90OperandClass operands = Sm90OperandClass::bits16) {
     detail::Problem p;  // no DAG: ranked as a fused epilogue
@@ -1174,7 +1175,6 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
     p.K = K;
     return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }, l2));
   };
-  constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // kSm90DefaultL2Bytes
   EXPECT_EQ(best(8192, 8192, 8192, kH200L2), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(4096, 14336, 4096, kH200L2), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(8192, 8192, 8192, kH100L2), "128x256x64_c1x1");
@@ -1191,8 +1191,8 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
   EXPECT_EQ(best(8192, 8192, 8192, kH100L2, Sm90OperandClass::fp8), "128x128x128_c1x1_pingpong");
   EXPECT_EQ(best(8192, 8192, 8192, kH100L2, Sm90OperandClass::tf32), "128x128x32_c1x1_pingpong");
   // Skinny and small problems do not move.
-  EXPECT_EQ(best(128, 8192, 8192, kH100L2), best(128, 8192, 8192, detail::kSm90DefaultL2Bytes));
-  EXPECT_EQ(best(1024, 1024, 1024, kH100L2), best(1024, 1024, 1024, detail::kSm90DefaultL2Bytes));
+  EXPECT_EQ(best(128, 8192, 8192, kH100L2), best(128, 8192, 8192, kH200L2));
+  EXPECT_EQ(best(1024, 1024, 1024, kH100L2), best(1024, 1024, 1024, kH200L2));
 }
 
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
