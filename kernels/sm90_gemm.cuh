@@ -166,6 +166,12 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
             tma_load_3d(dst, tma_b, full, hint_b, evict_first, k0, tile.n0, lb);
           else
             tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, k0, tile.n0 + rank * kRows, lb);
+        } else if constexpr (Cfg::kBSplitsK) {
+          constexpr int kRows = Cfg::kBK / Cfg::kClusterM;  // this CTA's rows of K of every chunk
+#pragma unroll
+          for (int chunk = 0; chunk < Cfg::kBChunks; ++chunk)
+            tma_load_3d_multicast(b + chunk * Cfg::kMnChunkBytes + rank * kRows * 128, tma_b, full, kMask, hint_b,
+                                  evict_first, tile.n0 + 64 * chunk, k0 + rank * kRows, lb);
         } else {
           constexpr int kChunks = Cfg::kBChunks / Cfg::kClusterM;
 #pragma unroll

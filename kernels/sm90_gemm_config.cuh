@@ -183,9 +183,14 @@ struct GemmConfig {
   /// A: K-major {kBK, kBM, 1}; MN-major {64, kBK, 1} issued kBM/64 times.
   static constexpr int kBoxA0 = kMajorA == Major::K ? kBK : 64;
   static constexpr int kBoxA1 = kMajorA == Major::K ? kBM : kBK;
-  /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued kBChunks/kClusterM times.
+  /// An MN-major B whose 64-column chunks do not divide among the cluster's
+  /// CTAs (128x192 in 2x1: three) is divided along K instead: each CTA loads
+  /// kBK / kClusterM rows of K of every chunk (whole 1024-byte swizzle atoms).
+  static constexpr bool kBSplitsK = kMajorB_ == Major::MN && kClusterM_ > 1 && kBChunks % kClusterM_ != 0;
+  /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued
+  /// kBChunks/kClusterM times, or {64, kBK/kClusterM, 1} kBChunks times (kBSplitsK).
   static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : 64;
-  static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBK;
+  static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBSplitsK ? kBK / kClusterM : kBK;
   /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, swizzle kSwizzleD bytes.
   static constexpr int kBoxD0 = kChunkCols;
   static constexpr int kBoxD1 = 64;
@@ -203,7 +208,7 @@ struct GemmConfig {
                 "a tile width of part chunks (160) is for the cooperative 128-row 1x1 tile");
   static_assert(kClusterM == 1 || kClusterM == 2, "cluster must be 1x1 or 2x1");
   static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
-                                    : kBChunks % kClusterM == 0,
+                                    : kBChunks % kClusterM == 0 || (kBK / kClusterM) % 8 == 0,
                 "B tile cannot be split across the cluster");
   static_assert(kOutBytes == 1 || kOutBytes == 2 || kOutBytes == 4,
                 "D must be fp8, s8/u8, f16, bf16, f32 or int");

@@ -59,7 +59,10 @@ TEST(TimeOperatorsGpu, TimesCandidatesOnAStreamAndLeavesCorrectOutputs) {
   const OperatorTiming sized =
       time_operators({ops[0]}, args, {.rounds = 1, .warmup = 1, .iterations = 2, .turn_ms = 20.0}, stream).front();
   driver->check(driver->stream_synchronize(stream), "waiting for the sized turn");
-  EXPECT_GT(sized.runs_per_turn, 2);
+  // Runs slowed past 2 ms each (under compute-sanitizer) fit too few to tell.
+  if (sized.median_ms < 2.0) {
+    EXPECT_GT(sized.runs_per_turn, 2) << "median " << sized.median_ms << " ms";
+  }
   EXPECT_LE(sized.runs_per_turn, kMaxRunsPerTurn);
   p.compare_outputs("after a turn sized by turn_ms");
 

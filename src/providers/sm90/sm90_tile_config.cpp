@@ -49,9 +49,10 @@ constexpr Sm90TileConfig kConfigs[] = {
     {128, 64, 1, 4, C::bits16, false, 0, 2},
     // Between 128x128 and 128x256, for the mid sizes whose tile count leaves
     // the last wave of those nearly empty (3072^3: 384 tiles, 2.9 waves): 4
-    // stages of 40 KB. 1x1 only: an N-major B's three 64-column chunks do not
-    // split across a 2x1 cluster.
-    {128, 192, 1, 4, C::bits16},
+    // stages of 40 KB. In 2x1 clusters an N-major B's three 64-column chunks
+    // are divided along K (Sm90TileConfig::splits_b_along_k): rows not
+    // 128-byte aligned (3000^3) fill L2 twice, and the cluster shares B.
+    {128, 192, 1, 4, C::bits16}, {128, 192, 2, 4, C::bits16},
     // int8 and tf32 pingpong (as fp8's and 16-bit's): each consumer's
     // epilogue (for int8: i32 accumulators converted, an i32 C read) runs
     // beside the other's main loop instead of while the tensor cores wait.

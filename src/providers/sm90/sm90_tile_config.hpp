@@ -53,6 +53,12 @@ struct Sm90TileConfig {
   bool may_cut_along_k() const noexcept {
     return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1 && k_group > 1);
   }
+  /// Whether a cluster's CTAs divide an N-major B along K (each loads
+  /// bk() / cluster_m rows of every 64-column chunk) because its chunks do
+  /// not divide among them (the kernel's Cfg::kBSplitsK).
+  bool splits_b_along_k(bool b_k_major) const noexcept {
+    return !b_k_major && cluster_m > 1 && (bn + 63) / 64 % cluster_m != 0;
+  }
   /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
   /// or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }

@@ -966,6 +966,23 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
   EXPECT_EQ(mid.shared_bytes(2), 1024 + 4 * (128 + 192) * 128 + 2 * 5 * 64 * 64 + (2 * 4 + 3) * 8);
 }
 
+TEST(Sm90TileConfigs, ClustersDivideAnNMajorBAlongKOnlyWhereItsChunksDoNotDivide) {
+  // 128x192 in 2x1 clusters: three 64-column chunks of an N-major B, so each
+  // CTA loads half of every chunk's rows of K; a K-major B divides by rows of N.
+  const Sm90TileConfig mid_pair{128, 192, 2, 4, Sm90OperandClass::bits16};
+  EXPECT_TRUE(mid_pair.splits_b_along_k(false));
+  EXPECT_FALSE(mid_pair.splits_b_along_k(true));
+  int splitting = 0;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    const bool uneven = c.cluster_m > 1 && (c.bn + 63) / 64 % c.cluster_m != 0;
+    EXPECT_EQ(c.splits_b_along_k(false), uneven) << c.shape_name();
+    EXPECT_FALSE(c.splits_b_along_k(true)) << c.shape_name();
+    splitting += uneven ? 1 : 0;
+  }
+  EXPECT_EQ(splitting, 1);  // 128x192 2x1 only
+  EXPECT_FALSE(kBig16.splits_b_along_k(false));
+}
+
 TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
   const Sm90TileConfig* narrow = nullptr;
   const Sm90TileConfig* wide = nullptr;
@@ -1197,9 +1214,9 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
 
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   // bf16, row-major A and B: rows 3000 elements (6000 bytes) apart cost the
-  // L2 fill twice, so the 2x1 cluster's 128x256 tile (a quarter fewer rows
-  // loaded per product than 128x128 x2, half of 128x128 x1) ranks first;
-  // rows of 3072 keep the 1x1 tile that fits the SMs best (128x192).
+  // L2 fill twice, so a 2x1 cluster (B shared) ranks first, on 128x192 (2.9
+  // waves, against 128x256's 2.2); rows of 3072 keep the 1x1 tile that fits
+  // the SMs best (128x192).
   const auto bf16_square = [](std::int64_t n) {
     detail::Problem p;
     p.M = p.N = p.K = n;
@@ -1211,7 +1228,7 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
     return p;
   };
   EXPECT_EQ(shape_of(best_of(bf16_square(3072))), "128x192x64_c1x1");
-  EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x256x64_c2x1");
+  EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x192x64_c2x1");
   // Rows TMA cannot read as they lie (4095 elements, 8190 bytes apart) are
   // repacked into 128-byte rows, which fill at the aligned rate.
   const detail::Problem odd = bf16_square(4095);
