@@ -155,9 +155,7 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
     // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk
     // (64 x bk / cluster where the cluster divides it along K).
     const unsigned b0 = plan.b_k_major ? bk : 64;
-    const unsigned b1 = plan.b_k_major                                ? config_.bn / config_.cluster_m
-                        : config_.splits_b_along_k(plan.b_k_major) ? bk / config_.cluster_m
-                                                                    : bk;
+    const unsigned b1 = static_cast<unsigned>(config_.b_box_dim1(plan.b_k_major));
     encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a, CU_TENSOR_MAP_SWIZZLE_128B,
                sm90_operand_promotion(plan, config_, plan.a));
     encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b, CU_TENSOR_MAP_SWIZZLE_128B,

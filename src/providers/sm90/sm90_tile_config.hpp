@@ -59,6 +59,14 @@ struct Sm90TileConfig {
   bool splits_b_along_k(bool b_k_major) const noexcept {
     return !b_k_major && cluster_m > 1 && (bn + 63) / 64 % cluster_m != 0;
   }
+  /// The second dimension of B's TMA box on a tile of one k-block per stage
+  /// (the kernel's Cfg::kBoxB1): bn / cluster_m rows of N for a K-major B;
+  /// bk() rows of K of a 64-column chunk for an N-major B, bk() / cluster_m
+  /// where the cluster divides it along K.
+  int b_box_dim1(bool b_k_major) const noexcept {
+    if (b_k_major) return bn / cluster_m;
+    return splits_b_along_k(b_k_major) ? bk() / cluster_m : bk();
+  }
   /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
   /// or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }

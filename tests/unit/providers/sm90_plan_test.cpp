@@ -972,6 +972,9 @@ TEST(Sm90TileConfigs, ClustersDivideAnNMajorBAlongKOnlyWhereItsChunksDoNotDivide
   const Sm90TileConfig mid_pair{128, 192, 2, 4, Sm90OperandClass::bits16};
   EXPECT_TRUE(mid_pair.splits_b_along_k(false));
   EXPECT_FALSE(mid_pair.splits_b_along_k(true));
+  EXPECT_EQ(mid_pair.b_box_dim1(false), 32);  // rows of K
+  EXPECT_EQ(mid_pair.b_box_dim1(true), 96);   // rows of N
+  EXPECT_EQ(kBig16.b_box_dim1(false), 64);
   int splitting = 0;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     const bool uneven = c.cluster_m > 1 && (c.bn + 63) / 64 % c.cluster_m != 0;
