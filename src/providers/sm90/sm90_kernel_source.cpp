@@ -184,11 +184,12 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
   }
   // The launch asks for the host's count of dynamic shared memory; the
   // kernel lays it out by its own.
-  out << "\nstatic_assert(" << gemm_config_type(p, plan, c) << "::kSmemBytes == " << c.shared_bytes(d_bytes(plan))
+  const std::string cfg = gemm_config_type(p, plan, c);
+  out << "\nstatic_assert(" << cfg << "::kSmemBytes == " << c.shared_bytes(d_bytes(plan))
       << ", \"the host's shared memory size for this tile differs from the kernel's\");\n";
   // The host encodes B's tensor map with its own box (one k-block per stage).
   if (c.k_group == 1) {
-    out << "static_assert(" << gemm_config_type(p, plan, c) << "::kBoxB1 == " << c.b_box_dim1(plan.b_k_major)
+    out << "static_assert(" << cfg << "::kBoxB1 == " << c.b_box_dim1(plan.b_k_major)
         << ", \"the host's TMA box of B for this tile differs from the kernel's\");\n";
   }
   out << "\n" << codegen::kInstantiatedKernelComment << sm90_kernel_name(p, plan, c) << "\n";
