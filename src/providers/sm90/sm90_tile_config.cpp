@@ -509,11 +509,20 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // stream for more than one wave (in one wave the ring's first fill and
   // the epilogue dominate: 1000^3 and 2000^3 ran 4-12% slower on the tiles
   // that load fewer rows).
+  // A cluster's shared B eases the fill only where B's rows are unaligned
+  // (H100, 2026-12-05, bf16, every epilogue): with B's rows aligned 128x192
+  // ran 0-15% slower in 2x1 clusters than in 1x1, whether A's rows were
+  // aligned or not (3072^3, 3000x3072x3000, 2000x3072x1000, 6000x3072x3000),
+  // and 128x128 pingpong in 2x1 12-31% slower than the 1x1 tiles this
+  // ranks first (3072x1024x3000, 3072x1536x3000, 1536x4096x3000; it lost
+  // only at 4500x1024x3000, 4-9% faster than pingpong 1x1); with B's rows
+  // unaligned 128x192 ran 23-26% faster in 2x1 (3000^3, 3072x3000x3072).
   const bool b_cut = c.k_group > 1 && p.B.row_stride == 1;
-  const double b_loaded = b_cut ? b_rows : static_cast<double>(c.bn) / c.cluster_m;
+  const double b_row_cost = row_fill_cost(p.B, true, c.operands, p.L);
+  const double b_loaded = b_cut ? b_rows : static_cast<double>(c.bn) / (b_row_cost > 1.0 ? c.cluster_m : 1);
   const bool streaming = cluster_tiles > slots;
   const double a_cost = streaming ? row_fill_cost(p.A, false, c.operands, p.L) : 1.0,
-               b_cost = streaming ? row_fill_cost(p.B, true, c.operands, p.L) : 1.0;
+               b_cost = streaming ? b_row_cost : 1.0;
   const double fill = static_cast<double>(cluster_tiles * c.cluster_m * k_block_count) * 128.0 *
                       (a_rows * a_cost + b_loaded * b_cost);
   double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});

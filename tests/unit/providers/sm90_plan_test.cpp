@@ -1229,6 +1229,19 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   };
   EXPECT_EQ(shape_of(best_of(bf16_square(3072))), "128x192x64_c1x1");
   EXPECT_EQ(shape_of(best_of(bf16_square(3000))), "128x192x64_c2x1");
+  // Only an unaligned B gains from the cluster's share: with B's rows
+  // aligned (N = 3072, 1024) and A's not, the 1x1 tiles rank first.
+  const auto bf16_gemm = [&](std::int64_t M, std::int64_t N, std::int64_t K) {
+    detail::Problem p = bf16_square(K);
+    p.M = M;
+    p.N = N;
+    p.B.row_stride = p.D.row_stride = N;
+    return shape_of(best_of(p));
+  };
+  EXPECT_EQ(bf16_gemm(3000, 3072, 3000), "128x192x64_c1x1");
+  EXPECT_EQ(bf16_gemm(3072, 1536, 3000), "128x192x64_c1x1");
+  EXPECT_EQ(bf16_gemm(3072, 1024, 3000), "128x256x64_c1x1");
+  EXPECT_EQ(bf16_gemm(3072, 3000, 3072), "128x192x64_c2x1");  // B unaligned (A aligned): shared
   // Rows TMA cannot read as they lie (4095 elements, 8190 bytes apart) are
   // repacked into 128-byte rows, which fill at the aligned rate.
   const detail::Problem odd = bf16_square(4095);
