@@ -219,6 +219,15 @@ Sm90TileConfig config_of(Sm90OperandClass operands, int bm, int bn) {
   return {};
 }
 
+/// The 1x1 pingpong configuration of `operands` (128x128).
+Sm90TileConfig pingpong_config(Sm90OperandClass operands) {
+  for (const auto& c : plain_tile_configs()) {
+    if (c.operands == operands && c.pingpong && c.cluster_m == 1) return c;
+  }
+  ADD_FAILURE() << "no 1x1 pingpong configuration";
+  return {};
+}
+
 /// A row bias and an extra f32 output next to D (of dtype `d`).
 EpilogueCase bias_and_extra_output(DType d) {
   using S = OperandShape;
@@ -245,8 +254,7 @@ TEST_F(Sm90Compile, DStoredByTheThreadsWhereTmaCannot) {
   // C staged in, F staged out, D by the threads.
   const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
   std::vector<Sm90Job> jobs;
-  const Sm90TileConfig pingpong = detail::sm90_tile_configs()[15];  // 128x128 1x1
-  ASSERT_TRUE(pingpong.pingpong);
+  const Sm90TileConfig pingpong = pingpong_config(Sm90OperandClass::bits16);
   for (const Sm90TileConfig& c :
        {config_of(Sm90OperandClass::bits16, 128, 256), config_of(Sm90OperandClass::bits16, 64, 64), pingpong}) {
     jobs.push_back(make_job("d_by_threads", staged, bf16, c, true, false, rng, unaligned_d));
@@ -396,8 +404,7 @@ TEST_F(Sm90Compile, TileOperandsReadAndStoredInPairsOfEveryElementSize) {
       hp.args.epilogue->set(name, Binding(hp.owned.back()->ref()));
     }
   };
-  const Sm90TileConfig pingpong = detail::sm90_tile_configs()[15];  // 128x128 1x1
-  ASSERT_TRUE(pingpong.pingpong);
+  const Sm90TileConfig pingpong = pingpong_config(Sm90OperandClass::bits16);
   std::vector<Sm90Job> jobs;
   std::vector<std::string> masks;
   for (const bool loop : {false, true}) {

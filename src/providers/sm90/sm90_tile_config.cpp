@@ -76,6 +76,10 @@ constexpr Sm90TileConfig kConfigs[] = {
     // chunks a stage. (128x144, 132 tiles there, ran 6-9% slower than this
     // one on the H200: its epilogue goes in nine 16-column chunks.)
     {128, 160, 1, 4, C::bits16},
+    // 64x128 in 2x1 clusters for one wave of rows not 128-byte aligned, B
+    // shared: H100, bf16, every epilogue, 7-9% faster than 1x1 at 1000^3 and
+    // 19-20% at 1000x1000x4000; 27-31% slower at 1024^3 (aligned rows).
+    {64, 128, 2, 8, C::bits16},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -184,6 +188,10 @@ bool stores_accumulator_only(const Problem& p) {
 /// M (zeros TMA fills in, and wgmmas over them): 128x64 took 71 us at M = 16,
 /// N = K = 8192 (bf16 A/B, e4m3 D); 64x128 then took 52 us.
 constexpr double kIdleConsumerCost = 1.4;
+/// 64-row tiles in 2x1 clusters past one wave: 64x128 2x1 ran 18-22% slower
+/// than 128x128 pingpong 2x1 at 4500x1000x2048 (B's rows unaligned; H100,
+/// 2026-12-05), though in one wave it beat 64x128 1x1 (1000^3 7-9%).
+constexpr double kShortClusterStreamingCost = 1.3;
 /// A tile taller than M (wider than N) has TMA fill A's rows past M (B's
 /// columns past N) with zeros, which costs the load as much as rows it
 /// reads: at M = 16, N = K = 8192 (bf16) the 64x64 tile streamed B at 0.73 of
@@ -561,6 +569,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // cannot tell the two apart, so the 4-k-block ring yields where B streams.
   if (c.operands == C::bits16 && c.k_group >= 4 && !a_streamed) time *= kDeepStagesCost;
   if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
+  if (c.bm == 64 && c.cluster_m == 2 && streaming) time *= kShortClusterStreamingCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
                                                 padded_box_rows(p.N, c.bn, b_cut));
   time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);

@@ -1242,6 +1242,12 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   EXPECT_EQ(bf16_gemm(3072, 1536, 3000), "128x192x64_c1x1");
   EXPECT_EQ(bf16_gemm(3072, 1024, 3000), "128x256x64_c1x1");
   EXPECT_EQ(bf16_gemm(3072, 3000, 3072), "128x192x64_c2x1");  // B unaligned (A aligned): shared
+  // One wave of 64x128 tiles shares B in 2x1 clusters where its rows are
+  // unaligned; past one wave the short tiles' clusters rank below.
+  EXPECT_EQ(shape_of(best_of(bf16_square(1000))), "64x128x64_c2x1");
+  EXPECT_EQ(bf16_gemm(1000, 1000, 4000), "64x128x64_c2x1");
+  EXPECT_EQ(shape_of(best_of(bf16_square(1024))), "64x128x64_c1x1");
+  EXPECT_EQ(bf16_gemm(4500, 1000, 2048), "128x128x64_c2x1_pingpong");
   // Rows TMA cannot read as they lie (4095 elements, 8190 bytes apart) are
   // repacked into 128-byte rows, which fill at the aligned rate.
   const detail::Problem odd = bf16_square(4095);
