@@ -73,7 +73,7 @@ int list_command(const std::vector<std::string>& words) {
   if (candidates.empty()) {
     std::cout << "  (no operator matches the --provider, --operator, --tile, --cluster and --fp8-accumulation filters)\n";
   } else {
-    std::cout << describe_candidates(candidates);
+    std::cout << describe_candidates(candidates, args);
   }
   return kExitOk;
 }

@@ -122,11 +122,12 @@ std::string describe_operator(const OperatorMetadata& md) {
   return s + ")";
 }
 
-std::string describe_candidates(const std::vector<OperatorCandidate>& candidates) {
-  TextTable table({"operator", "provider", "tile", "cluster", "status"});
+std::string describe_candidates(const std::vector<OperatorCandidate>& candidates, const GemmArguments& args) {
+  TextTable table({"operator", "provider", "tile", "cluster", "ranking", "status"});
   for (const auto& c : candidates) {
     const OperatorMetadata& md = c.op.metadata();
-    table.add_row({md.name, md.provider, tile_text(md.tile), cluster_text(md),
+    const std::string ranking = c.status ? c.op.ranking(args) : std::string();
+    table.add_row({md.name, md.provider, tile_text(md.tile), cluster_text(md), ranking.empty() ? "-" : ranking,
                    c.status ? "ok" : "rejected: " + c.status.reason()});
   }
   return table.render("  ");

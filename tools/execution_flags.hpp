@@ -36,7 +36,8 @@ OperatorQuery read_operator_query(const FlagSet& flags, int target_sm);
 /// when the operator has them.
 std::string describe_operator(const OperatorMetadata& md);
 
-/// A table of candidates: name, provider, tile, cluster, "ok" or the reason.
-std::string describe_candidates(const std::vector<OperatorCandidate>& candidates);
+/// A table of candidates: name, provider, tile, cluster, what a supported
+/// one's ranking rests on (Operator::ranking, for `args`), "ok" or the reason.
+std::string describe_candidates(const std::vector<OperatorCandidate>& candidates, const GemmArguments& args);
 
 }  // namespace epigemm::cli

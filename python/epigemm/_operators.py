@@ -50,6 +50,13 @@ class Operator:
         empty when nothing. Needs no GPU."""
         return list(self._op.plan_notes(_cpp_args(args)))
 
+    def ranking(self, args: GemmArguments) -> str:
+        """What this operator's place among the candidates for `args` rests
+        on, in a few words (sm90: the time its tile heuristic models, e.g.
+        '104.0 us modelled'); empty where the provider ranks by a fixed
+        order. Needs no GPU."""
+        return self._op.ranking(_cpp_args(args))
+
     def compile(self, args: GemmArguments) -> None:
         """Builds the kernel for `args`' class of problem ahead of the first run."""
         self._op.compile(_cpp_args(args))

@@ -113,6 +113,9 @@ void bind_operators(nb::module_& m) {
       .def(
           "plan_notes", [](const Operator& op, const PyGemmArguments& args) { return op.plan_notes(args.args); },
           nb::arg("args"))
+      .def(
+          "ranking", [](const Operator& op, const PyGemmArguments& args) { return op.ranking(args.args); },
+          nb::arg("args"))
       .def("__repr__", [](const Operator& op) { return "<epigemm Operator " + op.name() + ">"; });
 
   m.def(

@@ -70,6 +70,12 @@ std::vector<std::string> Operator::plan_notes(const GemmArguments& args) const {
   return impl_->plan_notes(problem);
 }
 
+std::string Operator::ranking(const GemmArguments& args) const {
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  return impl_->ranking(problem);
+}
+
 namespace detail {
 
 std::string OperatorImpl::generated_source(const Problem& problem) const {

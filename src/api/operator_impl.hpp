@@ -44,6 +44,11 @@ class OperatorImpl {
     (void)problem;
     return 0;
   }
+  /// See Operator::ranking.
+  virtual std::string ranking(const Problem& problem) const {
+    (void)problem;
+    return {};
+  }
 
  private:
   OperatorMetadata metadata_;

@@ -124,6 +124,23 @@ def test_plan_notes_name_the_operands_sm90_copies(rng):
     assert eg.get_operators(args, providers="cpu_reference")[0].plan_notes(args) == []
 
 
+def test_ranking_gives_the_sm90_models_time_in_candidate_order(rng):
+    # The sm90 candidates of one operand class come in the order of the
+    # time their tile heuristic models (host operators say nothing). NumPy
+    # arrays are host memory, which the sm90 operators refuse, but they
+    # rank them all the same and need no GPU for it.
+    A, B = randn(rng, (256, 192)).astype(np.float16), randn(rng, (192, 320)).astype(np.float16)
+    args = eg.GemmArguments(A=A, B=B, out=np.empty((256, 320), np.float16))
+    candidates = eg.explain_operators(args, target_sm=90, providers="sm90")
+    ops = [c.operator for c in candidates if c.operator.name.endswith("_16bit")]
+    assert len(ops) > 1
+    rankings = [op.ranking(args) for op in ops]
+    assert all(r.endswith(" us modelled") for r in rankings), rankings
+    times = [float(r.split()[0]) for r in rankings]
+    assert times == sorted(times) and times[0] > 0
+    assert eg.get_operators(args, providers="cpu_reference")[0].ranking(args) == ""
+
+
 def test_time_operators_fastest_first_with_correct_outputs(args):
     op = eg.get_operators(args, providers="cpu_reference")[0]
     args.epilogue["D"].fill(np.nan)

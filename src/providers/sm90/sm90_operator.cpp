@@ -7,6 +7,7 @@
 #include "providers/sm90/sm90_operator.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -136,6 +137,14 @@ Status Sm90Operator::check_device(const Problem& p) const {
 
 int Sm90Operator::preference(const Problem& p) const {
   return sm90_preference(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index));
+}
+
+std::string Sm90Operator::ranking(const Problem& p) const {
+  const double us = sm90_modelled_time(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index)) / 1000.0;
+  char text[48];
+  std::snprintf(text, sizeof text, "%.1f us modelled", us);
+  const bool fast_fp8 = config_.operands == Sm90OperandClass::fp8 && config_.promote_k_blocks == 0;
+  return fast_fp8 ? std::string(text) + ", after precise fp8" : std::string(text);
 }
 
 std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const noexcept {

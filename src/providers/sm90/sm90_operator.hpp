@@ -51,6 +51,9 @@ class Sm90Operator final : public OperatorImpl {
   /// The tile heuristic (sm90_preference): the best configuration for the
   /// problem's shape and the device's SM count ranks first.
   int preference(const Problem& problem) const override;
+  /// The time the tile heuristic models (sm90_modelled_time), which orders
+  /// the configurations of one operand class.
+  std::string ranking(const Problem& problem) const override;
 
   const Sm90TileConfig& config() const noexcept { return config_; }
   /// Tensor-map encodings so far (they happen only when operands change).
