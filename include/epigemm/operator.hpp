@@ -82,9 +82,10 @@ class Operator {
   /// arguments.
   std::vector<std::string> plan_notes(const GemmArguments& args) const;
   /// What this operator's place among the candidates for these arguments
-  /// rests on, in a few words (sm90: the time its tile heuristic models,
-  /// e.g. "104.0 us modelled"); empty where the provider ranks by a fixed
-  /// order. Needs no GPU. Throws Error for malformed arguments.
+  /// rests on, in a few words (sm90: the time its tile heuristic models and
+  /// the model's largest term, e.g. "104.0 us modelled (L2 fill)"); empty
+  /// where the provider ranks by a fixed order. Needs no GPU. Throws Error
+  /// for malformed arguments.
   std::string ranking(const GemmArguments& args) const;
 
   const std::shared_ptr<detail::OperatorImpl>& impl() const noexcept { return impl_; }

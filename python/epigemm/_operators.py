@@ -52,9 +52,9 @@ class Operator:
 
     def ranking(self, args: GemmArguments) -> str:
         """What this operator's place among the candidates for `args` rests
-        on, in a few words (sm90: the time its tile heuristic models, e.g.
-        '104.0 us modelled'); empty where the provider ranks by a fixed
-        order. Needs no GPU."""
+        on, in a few words (sm90: the time its tile heuristic models and the
+        model's largest term, e.g. '104.0 us modelled (L2 fill)'); empty
+        where the provider ranks by a fixed order. Needs no GPU."""
         return self._op.ranking(_cpp_args(args))
 
     def compile(self, args: GemmArguments) -> None:

@@ -140,9 +140,11 @@ int Sm90Operator::preference(const Problem& p) const {
 }
 
 std::string Sm90Operator::ranking(const Problem& p) const {
-  const double us = sm90_modelled_time(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index)) / 1000.0;
-  char text[48];
-  std::snprintf(text, sizeof text, "%.1f us modelled", us);
+  Sm90ModelBound bound = Sm90ModelBound::math;
+  const double us =
+      sm90_modelled_time(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index), &bound) / 1000.0;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.1f us modelled (%s)", us, sm90_model_bound_name(bound));
   const bool fast_fp8 = config_.operands == Sm90OperandClass::fp8 && config_.promote_k_blocks == 0;
   return fast_fp8 ? std::string(text) + ", after precise fp8" : std::string(text);
 }

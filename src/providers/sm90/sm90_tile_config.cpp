@@ -474,7 +474,17 @@ int sm90_tile_kinds(const Sm90TileConfig& c, const Problem& p) noexcept {
   return (inside ? kSm90InsideTiles : 0) | (edge || !inside ? kSm90EdgeTiles : 0);
 }
 
-double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count, std::int64_t l2_bytes) {
+const char* sm90_model_bound_name(Sm90ModelBound bound) noexcept {
+  switch (bound) {
+    case Sm90ModelBound::math: return "math";
+    case Sm90ModelBound::dram: return "DRAM";
+    case Sm90ModelBound::l2_fill: return "L2 fill";
+  }
+  return "?";
+}
+
+double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_count, std::int64_t l2_bytes,
+                          Sm90ModelBound* bound) {
   const int sms = std::max(sm_count, c.cluster_m);
   const std::int64_t cluster_tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   const std::int64_t slots = sms / c.cluster_m;
@@ -533,7 +543,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
                b_cost = streaming ? b_row_cost : 1.0;
   const double fill = static_cast<double>(cluster_tiles * c.cluster_m * k_block_count) * 128.0 *
                       (a_rows * a_cost + b_loaded * b_cost);
-  double time = std::max({math, bytes / rate, fill / kL2FillBytesPerNs});
+  const double dram = bytes / rate, l2_fill = fill / kL2FillBytesPerNs;
+  double time = std::max({math, dram, l2_fill});
+  if (bound != nullptr)
+    *bound = time == math ? Sm90ModelBound::math : time == dram ? Sm90ModelBound::dram : Sm90ModelBound::l2_fill;
   // Ties (memory- or fill-bound shapes) go to the tile that computes faster.
   time *= 1.0 + 0.05 * (1.0 - tile_efficiency(c));
   // Many waves: the 2x1 multicast halves B's traffic and wins a little; a

@@ -218,18 +218,24 @@ std::span<const Sm90TileConfig> sm90_tile_configs();
 /// "fp8_accumulation": "precise" or "fast", for metadata filters).
 OperatorMetadata sm90_metadata(const Sm90TileConfig& config);
 
+/// Which of the model's three terms is the largest.
+enum class Sm90ModelBound { math, dram, l2_fill };
+const char* sm90_model_bound_name(Sm90ModelBound bound) noexcept;
+
 /// The heuristic's modelled time of `problem` on `config` with `sm_count`
-/// SMs, in nanoseconds of an H200: the larger of the math (waves of tiles
+/// SMs, in nanoseconds of an H200: the largest of the math (waves of tiles
 /// over the SMs, fractional with stream-K, times the time of one tile: its
-/// area over its relative efficiency) and the memory traffic (A, B and D's bytes at the DRAM
+/// area over its relative efficiency), the memory traffic (A, B and D's bytes at the DRAM
 /// bandwidth, slowed when too few loads are in flight: the busy CTAs times
-/// the streamed operand's bytes in their rings over the load latency), times
-/// small factors that favour 2x1 clusters when many waves share B and charge
-/// the zero-filled rows of partial tiles. `l2_bytes` is the device's L2
-/// size, which tells the H100's ranking of fused epilogues from the H200's
-/// (kSmallL2Bytes in the source).
+/// the streamed operand's bytes in their rings over the load latency) and
+/// the L2 -> shared memory fill (the box rows the tiles load, rows not
+/// 128-byte aligned costing more), times small factors that favour 2x1
+/// clusters when many waves share B and charge the zero-filled rows of
+/// partial tiles. `l2_bytes` is the device's L2 size, which tells the
+/// H100's ranking of fused epilogues from the H200's (kSmallL2Bytes in the
+/// source). `bound`, when given, receives the largest term.
 double sm90_modelled_time(const Sm90TileConfig& config, const Problem& problem, int sm_count,
-                          std::int64_t l2_bytes = kSm90DefaultL2Bytes);
+                          std::int64_t l2_bytes = kSm90DefaultL2Bytes, Sm90ModelBound* bound = nullptr);
 
 /// preference() for `config`: higher for a smaller modelled time; always
 /// far above the simt provider's. fp8 operators with fast accumulation rank
