@@ -1248,6 +1248,13 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   EXPECT_EQ(bf16_gemm(1000, 1000, 4000), "64x128x64_c2x1");
   EXPECT_EQ(shape_of(best_of(bf16_square(1024))), "64x128x64_c1x1");
   EXPECT_EQ(bf16_gemm(4500, 1000, 2048), "128x128x64_c2x1_pingpong");
+  // The model's largest term: the fill on unaligned rows, the math on aligned ones.
+  const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
+  detail::Sm90ModelBound bound = detail::Sm90ModelBound::math;
+  detail::sm90_modelled_time(pingpong, bf16_square(3000), 132, detail::kSm90DefaultL2Bytes, &bound);
+  EXPECT_EQ(bound, detail::Sm90ModelBound::l2_fill);
+  detail::sm90_modelled_time(pingpong, bf16_square(3072), 132, detail::kSm90DefaultL2Bytes, &bound);
+  EXPECT_EQ(bound, detail::Sm90ModelBound::math);
   // Rows TMA cannot read as they lie (4095 elements, 8190 bytes apart) are
   // repacked into 128-byte rows, which fill at the aligned rate.
   const detail::Problem odd = bf16_square(4095);
@@ -1283,6 +1290,14 @@ TEST(Sm90Heuristic, StreamsSkinnyProblemsOnEverySm) {
   // supports() leaves the plain ones.
   EXPECT_EQ(shape_of(best_for(16, 8192, 8192)), "64x64x64_c1x1_kgroup2");
   EXPECT_EQ(shape_of(best_for(128, 8192, 8192)), "64x128x64_c1x1");
+  {
+    detail::Problem p;
+    p.M = 128;
+    p.N = p.K = 8192;
+    detail::Sm90ModelBound bound = detail::Sm90ModelBound::math;
+    detail::sm90_modelled_time(best_for(128, 8192, 8192), p, 132, detail::kSm90DefaultL2Bytes, &bound);
+    EXPECT_EQ(bound, detail::Sm90ModelBound::dram);  // the weights' stream
+  }
   EXPECT_EQ(shape_of(best_for(1, 8192, 8192)), "64x64x64_c1x1_kgroup2");
   // 64 < M < 112: 64x128 x2's second tile row would load mostly zero-filled
   // rows of A (M = 80: 47 us); 128x64 x2's one box holds A's rows (38 us).
