@@ -145,8 +145,7 @@ std::string Sm90Operator::ranking(const Problem& p) const {
       sm90_modelled_time(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index), &bound) / 1000.0;
   char text[64];
   std::snprintf(text, sizeof text, "%.1f us modelled (%s)", us, sm90_model_bound_name(bound));
-  const bool fast_fp8 = config_.operands == Sm90OperandClass::fp8 && config_.promote_k_blocks == 0;
-  return fast_fp8 ? std::string(text) + ", after precise fp8" : std::string(text);
+  return config_.accumulates_fp8_fast() ? std::string(text) + ", after precise fp8" : std::string(text);
 }
 
 std::uint64_t Sm90Operator::key_of(const Problem& p, const Sm90Plan& plan) const noexcept {

@@ -591,7 +591,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
 
 int sm90_preference(const Sm90TileConfig& c, const Problem& p, int sm_count, std::int64_t l2_bytes) {
   const double time = std::max(sm90_modelled_time(c, p, sm_count, l2_bytes), 1.0);
-  const int fast_fp8 = c.operands == C::fp8 && c.promote_k_blocks == 0 ? kFastAccumulationDemotion : 0;
+  const int fast_fp8 = c.accumulates_fp8_fast() ? kFastAccumulationDemotion : 0;
   return 1'000'000 - fast_fp8 - static_cast<int>(std::lround(1000.0 * std::log2(time)));
 }
 

@@ -53,6 +53,8 @@ struct Sm90TileConfig {
   bool may_cut_along_k() const noexcept {
     return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1 && k_group > 1);
   }
+  /// fp8 operands accumulated without promotion (cuBLASLt's fast accumulation).
+  bool accumulates_fp8_fast() const noexcept { return operands == Sm90OperandClass::fp8 && promote_k_blocks == 0; }
   /// Whether a cluster's CTAs divide an N-major B along K (each loads
   /// bk() / cluster_m rows of every 64-column chunk) because its chunks do
   /// not divide among them (the kernel's Cfg::kBSplitsK).
