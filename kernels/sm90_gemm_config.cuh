@@ -92,12 +92,13 @@ struct GemmConfig {
   static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
   static constexpr int kKGroup = kKGroup_;
   /// Whether tiles may be cut along K (GemmParams::sk_tiles), unless
-  /// kCutsTiles is false: the pingpong tiles with one k-block per stage
-  /// (stream-K of the last waves) and the grouped-k cooperative 1x1 tiles
-  /// without promotion (split-K in slices of K's stages); the others
-  /// ignore sk_tiles, so their code stays that of whole tiles.
+  /// kCutsTiles is false: the pingpong tiles with one k-block per stage and
+  /// the cooperative 1x1 tiles with one (stream-K of the last waves), the
+  /// grouped-k cooperative 1x1 tiles (split-K in slices of K's stages), none
+  /// with promotion; the others ignore sk_tiles, so their code stays that
+  /// of whole tiles.
   static constexpr bool kStreamK =
-      kCutsTiles_ && kPromoteKBlocks_ == 0 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1 && kKGroup_ > 1);
+      kCutsTiles_ && kPromoteKBlocks_ == 0 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
   static constexpr int kTileKinds = kTileKinds_;
   static_assert(kTileKinds >= kInsideTiles && kTileKinds <= (kInsideTiles | kEdgeTiles), "a mask of tile kinds");
 

@@ -1,8 +1,9 @@
-// Stream-K on the sm90 pingpong tiles against cpu_reference: tiles cut
-// along K by two CTAs (one leaves a partial sum, the next adds it), with
-// odd extents, a batch, 2x1 clusters, a staged C, an F output, reductions
-// and fp8 operands; repeated launches on one stream reuse the workspace
-// (its flags must come back to zero); a graph captured on a stream that
+// Stream-K on the sm90 pingpong tiles, and on the cooperative 1x1 ones
+// just over one wave, against cpu_reference: tiles cut along K by two CTAs
+// (one leaves a partial sum, the next adds it), with odd extents, a batch,
+// 2x1 clusters, a staged C, an F output, reductions and fp8 operands;
+// repeated launches on one stream reuse the workspace (its flags must come
+// back to zero); a graph captured on a stream that
 // has a workspace replays with it, and one captured on a fresh stream runs
 // whole tiles; skinny problems split K on the cooperative tiles; a problem
 // that cuts nothing runs on the loaded kernel with
@@ -80,6 +81,38 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
   }
+}
+
+TEST_F(Sm90StreamK, CooperativeTilesCutEveryTileOfAProblemJustOverOneWave) {
+  // Every 16-bit cooperative 1x1 tile of one k-block per stage, and the fp8
+  // 128x256: 144 tiles (1.09 waves), each cut between two CTAs (each
+  // consumer leaves and adds its own part); odd extents, a partial last
+  // k-block and a batch of two.
+  EPIGEMM_REQUIRE_SM90(driver);
+  EPIGEMM_REQUIRE_132_SMS(driver);
+  int cut_configs = 0;
+  for (const detail::Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (config.pingpong || config.k_group > 1 || !config.may_cut_along_k()) continue;
+    const bool fp8 = config.operands == detail::Sm90OperandClass::fp8;
+    if (config.operands != detail::Sm90OperandClass::bits16 && !(fp8 && config.bn == 256)) continue;
+    const Extents s{2, 6 * config.bm - 20, 12 * config.bn - 40, fp8 ? 4096 : 1999};  // 2 x 6 x 12 tiles
+    SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
+    ASSERT_EQ(cut_tiles(*driver, config, s), 144) << "the shape no longer cuts every tile";
+    GpuProblem p(*driver, rng);
+    if (fp8) {
+      add_padded_ab(p, DType::e4m3, DType::e4m3, s.L, s.M, s.N, s.K, true, true);
+      p.set_source("def epi(accum, scale, bias):\n    D = accum * scale + bias\n    return D\n");
+      p.scalar("scale", 0.01);
+      p.add("bias", DType::f32, {s.N});
+      p.add("D", DType::bf16, {s.L, s.M, s.N}, padded_rows(DType::bf16, {s.L, s.M, s.N}), true);
+    } else {
+      add_cut_case(p, s);
+    }
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    ++cut_configs;
+  }
+  EXPECT_EQ(cut_configs, 8) << "seven 16-bit tiles and the fp8 128x256";
 }
 
 TEST_F(Sm90StreamK, SplitKOnSkinnyProblemsMatchesTheReference) {

@@ -673,7 +673,7 @@ TEST_F(Sm90Compile, WholeOutputReductionsOnEveryTileConfiguration) {
 TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
   // Kernels leave code out that their problems never run: stream-K's where
   // no tile is cut (sm90_stream_k_code: every 1x1 tile that may cut along
-  // K, pingpong or grouped-k), and the
+  // K, pingpong or cooperative), and the
   // epilogue's bounds-checked copy where every tile is whole or its
   // unchecked copy where none is (sm90_tile_kinds: every 16-bit and fp8
   // tile, pingpong ones also without stream-K's code). Each with a staged

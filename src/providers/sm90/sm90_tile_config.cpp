@@ -246,6 +246,17 @@ constexpr double kPromotionCost = 1.05;
 /// step with the neighbours that read the same operand rows and columns).
 constexpr double kStreamKFixupKBlocks = 4.0;
 constexpr double kStreamKSlowdown = 1.65;
+/// The cooperative 1x1 tiles cut only problems under two waves, every tile
+/// (H100, bf16, 2026-12-06, every epilogue): ranges of 1.09 tiles took
+/// 1.19-1.25 times their whole tiles' time (4500x1024x3000 and
+/// 4608x1024x3072 on 128x256, against 3072x1024x3000's one wave), ranges
+/// of 1.64 tiles on 128x192 about 1.5 times (18-25% slower than two whole
+/// waves at 4500x1024x3000). 1.4 lies between: cut problems stay under about
+/// 1.35 waves, near the ranges measured to gain.
+constexpr double kCooperativeStreamKSlowdown = 1.4;
+double stream_k_slowdown(const Sm90TileConfig& c) {
+  return c.pingpong ? kStreamKSlowdown : kCooperativeStreamKSlowdown;
+}
 /// Split-K's partial sums on a grouped-k tile, each at most 32 KB (64x128
 /// f32), half a pingpong tile's, in k-blocks of that tile's time.
 constexpr double kSplitKFixupKBlocks = 2.0;
@@ -419,18 +430,20 @@ std::int64_t sm90_cluster_tiles(const Sm90TileConfig& c, std::int64_t M, std::in
 
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& c, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept {
-  if (!c.pingpong || !c.may_cut_along_k() || slots < 1 || k_blocks < 1 || tiles < 2 * slots) return 0;
+  if (!c.may_cut_along_k() || c.k_group > 1 || slots < 1 || k_blocks < 1 || tiles <= slots) return 0;
   const std::int64_t rest = tiles % slots;
-  if (rest == 0) return 0;
-  // The cut ranges (1 + rest / slots tiles each, computed slower) against
-  // the two waves of whole tiles they replace.
-  const double range = 1.0 + static_cast<double>(rest) / static_cast<double>(slots);
-  const double cut_time = range * kStreamKSlowdown + kStreamKFixupKBlocks / static_cast<double>(k_blocks);
-  return cut_time < 2.0 ? rest + slots : 0;
+  if (rest == 0 || (!c.pingpong && tiles >= 2 * slots)) return 0;
+  // Under two waves every tile, else the last partial wave and one full
+  // wave: ranges of cut / slots tiles, computed slower, against the two
+  // waves of whole tiles they replace.
+  const std::int64_t cut = tiles < 2 * slots ? tiles : rest + slots;
+  const double range = static_cast<double>(cut) / static_cast<double>(slots);
+  const double cut_time = range * stream_k_slowdown(c) + kStreamKFixupKBlocks / static_cast<double>(k_blocks);
+  return cut_time < 2.0 ? cut : 0;
 }
 
 int sm90_split_k_slices(const Sm90TileConfig& c, const Problem& p, int sm_count) noexcept {
-  if (c.pingpong || !c.may_cut_along_k() || (p.M > c.bm && p.N > c.bn)) return 1;
+  if (c.k_group == 1 || !c.may_cut_along_k() || (p.M > c.bm && p.N > c.bn)) return 1;
   const std::int64_t tiles = sm90_cluster_tiles(c, p.M, p.N, p.L);
   if (tiles < 1) return 1;
   const std::int64_t slices =
@@ -495,10 +508,11 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const double k_blocks = split ? static_cast<double>(ceil_div(k_block_count, slices)) +
                                       kSplitKFixupKBlocks * (slices - 1)
                                 : static_cast<double>(k_block_count);
-  // Stream-K: the last two waves take the time of the cut ranges (see sm90_stream_k_tiles).
+  // Stream-K: the cut tiles (the last two waves, or all of them under two
+  // waves) take the time of the cut ranges (see sm90_stream_k_tiles).
   const std::int64_t cut = sm90_stream_k_tiles(c, cluster_tiles, k_block_count, slots);
   const double waves = cut > 0 ? static_cast<double>((cluster_tiles - cut) / slots) +
-                                     static_cast<double>(cut) / static_cast<double>(slots) * kStreamKSlowdown +
+                                     static_cast<double>(cut) / static_cast<double>(slots) * stream_k_slowdown(c) +
                                      kStreamKFixupKBlocks / k_blocks
                                : static_cast<double>(ceil_div(cluster_tiles, slots));
   const double math = waves * k_blocks * (static_cast<double>(c.bm) * c.bn / tile_efficiency(c)) * kNsPerTileElement;

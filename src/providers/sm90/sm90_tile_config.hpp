@@ -46,12 +46,12 @@ struct Sm90TileConfig {
   /// K per pipeline stage: one 128-byte swizzle row.
   int bk() const noexcept { return 128 / operand_bytes(); }
   /// Whether this tile's problems may be cut along K (the kernel's
-  /// Cfg::kStreamK, unless its kernel leaves the code out): pingpong tiles
-  /// with one k-block per stage (stream-K, sm90_stream_k_tiles) and the
-  /// grouped-k cooperative 1x1 tiles without promotion (split-K,
-  /// sm90_split_k_slices).
+  /// Cfg::kStreamK, unless its kernel leaves the code out), without
+  /// promotion: pingpong tiles and cooperative 1x1 ones with one k-block per
+  /// stage (stream-K, sm90_stream_k_tiles) and the grouped-k cooperative 1x1
+  /// tiles (split-K, sm90_split_k_slices).
   bool may_cut_along_k() const noexcept {
-    return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1 && k_group > 1);
+    return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1);
   }
   /// fp8 operands accumulated without promotion (cuBLASLt's fast accumulation).
   bool accumulates_fp8_fast() const noexcept { return operands == Sm90OperandClass::fp8 && promote_k_blocks == 0; }
@@ -116,15 +116,18 @@ std::int64_t sm90_cluster_tiles(const Sm90TileConfig& config, std::int64_t M, st
 
 /// Stream-K (GemmParams::sk_tiles): how many of the last of `tiles`
 /// (cluster) tiles of `k_blocks` k-blocks to cut along K into one equal
-/// range per slot when `slots` CTAs (clusters) run them; 0 for none. As
-/// many as the last partial wave plus one full wave, so that each range
-/// spans at least a tile and a tile is cut at most once. Only pingpong
-/// tiles with one k-block per stage (the kernel's Cfg::kStreamK), at least
-/// two waves, and only when the cut ranges, which compute about 1.65 times
-/// slower than whole tiles and pay for the partial sums' trip through L2,
-/// still end before the two waves of whole tiles they replace: a last wave
-/// at most about a sixth full (8192^3 and 4096x14336x4096 on 132 SMs, not
-/// 4096^3).
+/// range per slot when `slots` CTAs (clusters) run them; 0 for none. Under
+/// two waves every tile, else as many as the last partial wave plus one
+/// full wave, so that each range spans at least a tile and a tile is cut at
+/// most once. Only tiles with one k-block per stage that may cut
+/// (may_cut_along_k: pingpong tiles, and cooperative 1x1 ones under two
+/// waves), and only when the cut ranges, which compute slower than whole
+/// tiles (pingpong about 1.65 times, cooperative 1.2-1.5) and pay for the
+/// partial sums' trip through L2, still end before the two waves of whole
+/// tiles they replace: on pingpong tiles a last wave at most about a sixth
+/// full (8192^3 and 4096x14336x4096 on 132 SMs, not 4096^3) or a problem of
+/// at most about 1.15 waves, on cooperative ones a problem of at most about
+/// 1.35 waves (4500x1024x3000 on 128x256).
 std::int64_t sm90_stream_k_tiles(const Sm90TileConfig& config, std::int64_t tiles, std::int64_t k_blocks,
                                  std::int64_t slots) noexcept;
 

@@ -856,6 +856,7 @@ TEST(Sm90Plan, KernelsCompileTheEpilogueOnlyForTheKindsOfTileTheProblemHas) {
   EXPECT_TRUE(contains(detail::sm90_kernel_name(whole.problem, plan, pingpong), ", 1, false, 1>, EpgSm90Hook"));
   const HostProblem thin(DType::bf16, {16, 64}, {}, {64, 384}, {}, DType::bf16);
   ASSERT_TRUE(thin.plan(skinny, plan));
+  plan.stream_k_code = true;
   EXPECT_TRUE(contains(detail::sm90_kernel_name(thin.problem, plan, skinny), ", 1, true, 2>, EpgSm90Hook"));
 }
 
@@ -1248,6 +1249,9 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   EXPECT_EQ(bf16_gemm(1000, 1000, 4000), "64x128x64_c2x1");
   EXPECT_EQ(shape_of(best_of(bf16_square(1024))), "64x128x64_c1x1");
   EXPECT_EQ(bf16_gemm(4500, 1000, 2048), "128x128x64_c2x1_pingpong");
+  // Just over one wave of 128x256 tiles, every one cut along K (stream-K):
+  // 0.65-0.73 of pingpong 1x1's three waves (H100, every epilogue).
+  EXPECT_EQ(bf16_gemm(4500, 1024, 3000), "128x256x64_c1x1");
   // The model's largest term: the fill on unaligned rows, the math on aligned ones.
   const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
   detail::Sm90ModelBound bound = detail::Sm90ModelBound::math;

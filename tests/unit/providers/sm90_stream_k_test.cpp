@@ -40,10 +40,29 @@ TEST(Sm90StreamK, CutsTheLastPartialWaveAndOneFullWaveWhenTheLastWaveIsNearlyEmp
   EXPECT_EQ(detail::sm90_stream_k_tiles(c, 200, 64, 132), 0);
   EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4096, 2, 132), 0);
   EXPECT_EQ(detail::sm90_stream_k_tiles(c, 4 * 132 + 130, 64, 132), 0);  // the last wave is 98% full
-  // Cooperative and grouped-k tiles keep their tiles whole.
-  Sm90TileConfig cooperative = c;
-  cooperative.pingpong = false;
-  EXPECT_EQ(detail::sm90_stream_k_tiles(cooperative, 1024, 64, 132), 0);
+  // Just over one wave: every tile, in ranges of 1.09 tiles.
+  EXPECT_EQ(detail::sm90_stream_k_tiles(c, 144, 64, 132), 144);
+  // Grouped-k tiles keep their tiles whole (they split K instead).
+  const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
+  EXPECT_EQ(detail::sm90_stream_k_tiles(grouped, 144, 64, 132), 0);
+}
+
+TEST(Sm90StreamK, CooperativeTilesCutOnlyProblemsJustOverOneWave) {
+  const Sm90TileConfig wide{128, 256, 1, 3, Sm90OperandClass::bits16};
+  // 4500x1024x3000 (144 tiles of 47 k-blocks): ranges of 1.09 tiles.
+  EXPECT_EQ(detail::sm90_stream_k_tiles(wide, 144, 47, 132), 144);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(wide, 170, 47, 132), 170);  // ranges of 1.29 tiles
+  EXPECT_EQ(detail::sm90_stream_k_tiles(wide, 190, 47, 132), 0);    // 1.44: about even with two waves
+  // Ranges of 1.64 tiles (4500x1024x3000 on 128x192) ran 18-25% slower than two whole waves.
+  EXPECT_EQ(detail::sm90_stream_k_tiles(wide, 216, 47, 132), 0);
+  // Past two waves the cooperative tiles stay whole (8192^3: 2048 tiles).
+  EXPECT_EQ(detail::sm90_stream_k_tiles(wide, 2048, 128, 132), 0);
+  EXPECT_EQ(detail::sm90_stream_k_tiles(wide, 132, 47, 132), 0);  // one whole wave
+  // Neither 2x1 clusters nor promotion.
+  const Sm90TileConfig clustered{128, 256, 2, 3, Sm90OperandClass::bits16};
+  EXPECT_EQ(detail::sm90_stream_k_tiles(clustered, 72, 47, 66), 0);
+  const Sm90TileConfig precise{128, 128, 1, 5, Sm90OperandClass::fp8, false, 1};
+  EXPECT_EQ(detail::sm90_stream_k_tiles(precise, 144, 32, 132), 0);
 }
 
 detail::Problem problem(std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -70,10 +89,12 @@ TEST(Sm90StreamK, KernelsCarryStreamKCodeOnlyWhereTilesMayBeCut) {
   const Sm90TileConfig grouped{64, 64, 1, 3, Sm90OperandClass::bits16, false, 0, 4};
   EXPECT_FALSE(detail::sm90_stream_k_code(grouped, problem(16, 8192, 8192), 132));
   EXPECT_TRUE(detail::sm90_stream_k_code(grouped, problem(16, 4096, 4096), 132));
-  // Tiles that never cut have no stream-K code to leave out.
+  // A cooperative 1x1 tile's kernel carries it only for a problem it cuts
+  // (144 tiles); tiles that never cut have no stream-K code to leave out.
   Sm90TileConfig cooperative = c;
   cooperative.pingpong = false;
   EXPECT_FALSE(detail::sm90_stream_k_code(cooperative, problem(16, 4096, 4096), 132));
+  EXPECT_TRUE(detail::sm90_stream_k_code(cooperative, problem(1536, 1536, 4096), 132));
   const Sm90TileConfig precise{128, 128, 1, 5, Sm90OperandClass::fp8, false, 1};
   EXPECT_FALSE(detail::sm90_stream_k_code(precise, problem(16, 4096, 4096), 132));
 }
@@ -136,7 +157,9 @@ TEST(Sm90StreamK, WholeTilesLaunchAsFewCtasAsTakeTheSameRounds) {
   EXPECT_EQ(whole_ctas(clustered, 4096, 4096, 1), 2);      // never less than one cluster
 }
 
-/// Every item of every slot, checked against the rules the kernel relies on.
+/// Every item of every slot, checked against the rules the kernel relies on
+/// (kSplitsK: the cooperative tiles' lists, which also split K).
+template <bool kSplitsK = false>
 void check_work_lists(int tiles, int k_blocks, int slots, int sk_tiles) {
   SCOPED_TRACE(::testing::Message() << tiles << " tiles of " << k_blocks << " k-blocks, " << slots << " slots, "
                                     << sk_tiles << " cut");
@@ -144,7 +167,7 @@ void check_work_lists(int tiles, int k_blocks, int slots, int sk_tiles) {
   std::vector<int> writer_of(tiles, -1), finisher_of(tiles, -1), cut_at(tiles, -1);
   const int whole = tiles - sk_tiles;  // the tiles before the cut ones
   for (int slot = 0; slot < slots; ++slot) {
-    const WorkList list(tiles, k_blocks, slots, slot, sk_tiles);
+    const WorkList<kSplitsK> list(tiles, k_blocks, slots, slot, sk_tiles);
     int partials = 0, finishes = 0, first_cut_item = -1;
     for (int j = 0;; ++j) {
       const WorkItem w = list.item(j);
@@ -238,6 +261,10 @@ TEST(Sm90StreamK, WorkListsCoverEveryKBlockOnceAndCutEachTileAtMostOnce) {
   check_work_lists(50, 13, 12, 50);       // every tile cut along K
   check_work_lists(64, 16, 128, 64);      // split-K in two slices (8x4096x4096 on 64x64 x4)
   check_work_lists(16, 7, 32, 16);        // an odd number of stages
+  // The cooperative tiles' lists: stream-K just over one wave.
+  check_work_lists<true>(144, 47, 132, 144);  // 4500x1024x3000 on 128x256
+  check_work_lists<true>(190, 32, 132, 190);  // ranges of 1.44 tiles
+  check_work_lists<true>(133, 1, 132, 133);   // one k-block a tile
 }
 
 TEST(Sm90StreamK, BalancesTheCtasToWithinOneKBlock) {
