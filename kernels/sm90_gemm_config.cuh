@@ -92,11 +92,12 @@ struct GemmConfig {
   static constexpr int kPromoteKBlocks = kPromoteKBlocks_;
   static constexpr int kKGroup = kKGroup_;
   /// Whether tiles may be cut along K (GemmParams::sk_tiles), unless
-  /// kCutsTiles is false: the pingpong tiles with one k-block per stage and
-  /// the cooperative 1x1 tiles with one (stream-K of the last waves), the
-  /// grouped-k cooperative 1x1 tiles (split-K in slices of K's stages), none
-  /// with promotion; the others ignore sk_tiles, so their code stays that
-  /// of whole tiles.
+  /// kCutsTiles is false: the pingpong tiles with one k-block per stage
+  /// (stream-K of the last waves, or of every tile just over one wave), the
+  /// cooperative 1x1 tiles with one (stream-K of every tile just over one
+  /// wave) and the grouped-k cooperative 1x1 tiles (split-K in slices of K's
+  /// stages), none with promotion; the others ignore sk_tiles, so their code
+  /// stays that of whole tiles.
   static constexpr bool kStreamK =
       kCutsTiles_ && kPromoteKBlocks_ == 0 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
   static constexpr int kTileKinds = kTileKinds_;

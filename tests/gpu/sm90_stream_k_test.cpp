@@ -55,6 +55,17 @@ void add_cut_case(GpuProblem& p, const Extents& s) {
   p.add("am", DType::f32, {s.L, 1, 1}, {}, true);
 }
 
+/// e4m3 A and B (K-major) of extents `s` and D = accum * scale + bias in
+/// bf16: D scaled down so that the tensor cores' rounding of the running
+/// sum (fast accumulation) stays far inside bf16's tolerance.
+void add_fp8_cut_case(GpuProblem& p, const Extents& s) {
+  add_padded_ab(p, DType::e4m3, DType::e4m3, s.L, s.M, s.N, s.K, true, true);
+  p.set_source("def epi(accum, scale, bias):\n    D = accum * scale + bias\n    return D\n");
+  p.scalar("scale", 0.01);
+  p.add("bias", DType::f32, {s.N});
+  p.add("D", DType::bf16, {s.L, s.M, s.N}, padded_rows(DType::bf16, {s.L, s.M, s.N}), true);
+}
+
 class Sm90StreamK : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};
@@ -100,11 +111,7 @@ TEST_F(Sm90StreamK, CooperativeTilesCutEveryTileOfAProblemJustOverOneWave) {
     ASSERT_EQ(cut_tiles(*driver, config, s), 144) << "the shape no longer cuts every tile";
     GpuProblem p(*driver, rng);
     if (fp8) {
-      add_padded_ab(p, DType::e4m3, DType::e4m3, s.L, s.M, s.N, s.K, true, true);
-      p.set_source("def epi(accum, scale, bias):\n    D = accum * scale + bias\n    return D\n");
-      p.scalar("scale", 0.01);
-      p.add("bias", DType::f32, {s.N});
-      p.add("D", DType::bf16, {s.L, s.M, s.N}, padded_rows(DType::bf16, {s.L, s.M, s.N}), true);
+      add_fp8_cut_case(p, s);
     } else {
       add_cut_case(p, s);
     }
@@ -182,8 +189,7 @@ TEST_F(Sm90StreamK, ProblemsThatCutNothingRunOnTheLoadedKernelWithStreamKsCode) 
 
 TEST_F(Sm90StreamK, Fp8CutTilesMatchTheReference) {
   // e4m3 with fast accumulation (the fp8 pingpong tiles): K = 4096 is 32
-  // k-blocks of 128; D scaled down so that the tensor cores' rounding of
-  // the running sum stays far inside bf16's tolerance.
+  // k-blocks of 128.
   EPIGEMM_REQUIRE_SM90(driver);
   EPIGEMM_REQUIRE_132_SMS(driver);
   const detail::Sm90TileConfig config = pingpong(1, detail::Sm90OperandClass::fp8);
@@ -191,11 +197,7 @@ TEST_F(Sm90StreamK, Fp8CutTilesMatchTheReference) {
   SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
   ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
   GpuProblem p(*driver, rng);
-  add_padded_ab(p, DType::e4m3, DType::e4m3, s.L, s.M, s.N, s.K, true, true);
-  p.set_source("def epi(accum, scale, bias):\n    D = accum * scale + bias\n    return D\n");
-  p.scalar("scale", 0.01);
-  p.add("bias", DType::f32, {s.N});
-  p.add("D", DType::bf16, {s.L, s.M, s.N}, padded_rows(DType::bf16, {s.L, s.M, s.N}), true);
+  add_fp8_cut_case(p, s);
   run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
 }
 

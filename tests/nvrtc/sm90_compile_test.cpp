@@ -210,21 +210,13 @@ TEST_F(Sm90Compile, OperandMajorsDTypesAccumulatorsAndOutputTypes) {
   expect_all_compile(std::move(jobs));
 }
 
-/// The configuration of tile bm x bn for `operands` (it must exist).
-Sm90TileConfig config_of(Sm90OperandClass operands, int bm, int bn) {
+/// The 1x1 configuration of tile bm x bn for `operands`, cooperative or
+/// pingpong (it must exist).
+Sm90TileConfig config_of(Sm90OperandClass operands, int bm, int bn, bool pingpong = false) {
   for (const auto& c : plain_tile_configs()) {
-    if (c.operands == operands && c.bm == bm && c.bn == bn && c.cluster_m == 1) return c;
+    if (c.operands == operands && c.bm == bm && c.bn == bn && c.cluster_m == 1 && c.pingpong == pingpong) return c;
   }
-  ADD_FAILURE() << "no " << bm << "x" << bn << " configuration";
-  return {};
-}
-
-/// The 1x1 pingpong configuration of `operands` (128x128).
-Sm90TileConfig pingpong_config(Sm90OperandClass operands) {
-  for (const auto& c : plain_tile_configs()) {
-    if (c.operands == operands && c.pingpong && c.cluster_m == 1) return c;
-  }
-  ADD_FAILURE() << "no 1x1 pingpong configuration";
+  ADD_FAILURE() << "no 1x1 " << bm << "x" << bn << (pingpong ? " pingpong" : "") << " configuration";
   return {};
 }
 
@@ -254,7 +246,7 @@ TEST_F(Sm90Compile, DStoredByTheThreadsWhereTmaCannot) {
   // C staged in, F staged out, D by the threads.
   const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
   std::vector<Sm90Job> jobs;
-  const Sm90TileConfig pingpong = pingpong_config(Sm90OperandClass::bits16);
+  const Sm90TileConfig pingpong = config_of(Sm90OperandClass::bits16, 128, 128, true);
   for (const Sm90TileConfig& c :
        {config_of(Sm90OperandClass::bits16, 128, 256), config_of(Sm90OperandClass::bits16, 64, 64), pingpong}) {
     jobs.push_back(make_job("d_by_threads", staged, bf16, c, true, false, rng, unaligned_d));
@@ -404,7 +396,7 @@ TEST_F(Sm90Compile, TileOperandsReadAndStoredInPairsOfEveryElementSize) {
       hp.args.epilogue->set(name, Binding(hp.owned.back()->ref()));
     }
   };
-  const Sm90TileConfig pingpong = pingpong_config(Sm90OperandClass::bits16);
+  const Sm90TileConfig pingpong = config_of(Sm90OperandClass::bits16, 128, 128, true);
   std::vector<Sm90Job> jobs;
   std::vector<std::string> masks;
   for (const bool loop : {false, true}) {
