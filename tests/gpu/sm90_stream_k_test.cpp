@@ -55,11 +55,12 @@ void add_cut_case(GpuProblem& p, const Extents& s) {
   p.add("am", DType::f32, {s.L, 1, 1}, {}, true);
 }
 
-/// e4m3 A and B (K-major) of extents `s` and D = accum * scale + bias in
-/// bf16: D scaled down so that the tensor cores' rounding of the running
-/// sum (fast accumulation) stays far inside bf16's tolerance.
-void add_fp8_cut_case(GpuProblem& p, const Extents& s) {
-  add_padded_ab(p, DType::e4m3, DType::e4m3, s.L, s.M, s.N, s.K, true, true);
+/// K-major A and B of type `ab` (e4m3, i8 or tf32) of extents `s` and
+/// D = accum * scale + bias in bf16: D scaled down so that the tensor cores'
+/// rounding of the running sum (fp8's fast accumulation, tf32's inputs)
+/// stays far inside bf16's tolerance.
+void add_k_major_cut_case(GpuProblem& p, DType ab, const Extents& s) {
+  add_padded_ab(p, ab, ab, s.L, s.M, s.N, s.K, true, true);
   p.set_source("def epi(accum, scale, bias):\n    D = accum * scale + bias\n    return D\n");
   p.scalar("scale", 0.01);
   p.add("bias", DType::f32, {s.N});
@@ -95,31 +96,34 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
 }
 
 TEST_F(Sm90StreamK, CooperativeTilesCutEveryTileOfAProblemJustOverOneWave) {
-  // Every 16-bit cooperative 1x1 tile of one k-block per stage, and the fp8
-  // 128x256: 144 tiles (1.09 waves), each cut between two CTAs (each
-  // consumer leaves and adds its own part); odd extents, a partial last
-  // k-block and a batch of two.
+  // Every 16-bit cooperative 1x1 tile of one k-block per stage, and the
+  // 128x256 of fp8, int8 (i32 partial sums) and tf32: 144 tiles (1.09
+  // waves), each cut between two CTAs (each consumer leaves and adds its own
+  // part); odd extents, a partial last k-block (16-bit) and a batch of two.
   EPIGEMM_REQUIRE_SM90(driver);
   EPIGEMM_REQUIRE_132_SMS(driver);
+  using detail::Sm90OperandClass;
   int cut_configs = 0;
   for (const detail::Sm90TileConfig& config : detail::sm90_tile_configs()) {
     if (config.pingpong || config.k_group > 1 || !config.may_cut_along_k()) continue;
-    const bool fp8 = config.operands == detail::Sm90OperandClass::fp8;
-    if (config.operands != detail::Sm90OperandClass::bits16 && !(fp8 && config.bn == 256)) continue;
-    const Extents s{2, 6 * config.bm - 20, 12 * config.bn - 40, fp8 ? 4096 : 1999};  // 2 x 6 x 12 tiles
+    const bool bits16 = config.operands == Sm90OperandClass::bits16;
+    if (!bits16 && config.bn != 256) continue;
+    const Extents s{2, 6 * config.bm - 20, 12 * config.bn - 40, bits16 ? 1999 : 4096};  // 2 x 6 x 12 tiles
     SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
     ASSERT_EQ(cut_tiles(*driver, config, s), 144) << "the shape no longer cuts every tile";
     GpuProblem p(*driver, rng);
-    if (fp8) {
-      add_fp8_cut_case(p, s);
-    } else {
-      add_cut_case(p, s);
+    DType accumulator = DType::f32;
+    switch (config.operands) {
+      case Sm90OperandClass::bits16: add_cut_case(p, s); break;
+      case Sm90OperandClass::fp8: add_k_major_cut_case(p, DType::e4m3, s); break;
+      case Sm90OperandClass::int8: add_k_major_cut_case(p, DType::i8, s); accumulator = DType::i32; break;
+      case Sm90OperandClass::tf32: add_k_major_cut_case(p, DType::tf32, s); break;
     }
-    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
-    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    run_sm90_and_compare(p, accumulator, DType::f32, pin_config(config));
+    run_sm90_and_compare(p, accumulator, DType::f32, pin_config(config));
     ++cut_configs;
   }
-  EXPECT_EQ(cut_configs, 8) << "seven 16-bit tiles and the fp8 128x256";
+  EXPECT_EQ(cut_configs, 10) << "seven 16-bit tiles and the 128x256 of fp8, int8 and tf32";
 }
 
 TEST_F(Sm90StreamK, SplitKOnSkinnyProblemsMatchesTheReference) {
@@ -197,7 +201,7 @@ TEST_F(Sm90StreamK, Fp8CutTilesMatchTheReference) {
   SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
   ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
   GpuProblem p(*driver, rng);
-  add_fp8_cut_case(p, s);
+  add_k_major_cut_case(p, DType::e4m3, s);
   run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
 }
 

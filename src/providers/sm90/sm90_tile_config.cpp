@@ -254,6 +254,12 @@ constexpr double kStreamKSlowdown = 1.65;
 /// waves at 4500x1024x3000). 1.4 lies between: cut problems stay under about
 /// 1.35 waves, near the ranges measured to gain.
 constexpr double kCooperativeStreamKSlowdown = 1.4;
+/// Where B's rows are unaligned the cut 128x256 1x1 tile lost to whole
+/// tiles in 2x1 clusters, which share B's fill (H200, bf16, 2026-12-06):
+/// 1.24-1.27x 128x192 2x1's time at 1000x5000x3000 (every epilogue), 1.06x
+/// 128x128 pingpong 2x1's at 4500x1000x2048 (GEMM alone); with B's rows
+/// aligned it won (4500x1024x3000, 4608x1024x3072).
+constexpr double kCooperativeStreamKUnalignedBCost = 1.1;
 double stream_k_slowdown(const Sm90TileConfig& c) {
   return c.pingpong ? kStreamKSlowdown : kCooperativeStreamKSlowdown;
 }
@@ -589,6 +595,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   }
   if (c.promote_k_blocks > 0) time *= kPromotionCost;
   if (split) time *= kSplitKCost;
+  if (cut > 0 && !c.pingpong && b_row_cost > 1.0) time *= kCooperativeStreamKUnalignedBCost;
   // The same ring bytes in more, smaller stages: a stage is refilled only
   // once both consumers have released it, so with B streamed the 64x64 tile
   // of 6 stages of 2 k-blocks ran faster than 3 of 4 (M = 16, N = K = 8192,

@@ -1252,6 +1252,10 @@ TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   // Just over one wave of 128x256 tiles, every one cut along K (stream-K):
   // 0.65-0.73 of pingpong 1x1's three waves (H100, every epilogue).
   EXPECT_EQ(bf16_gemm(4500, 1024, 3000), "128x256x64_c1x1");
+  // Where B's rows are unaligned the cut tiles yield to whole ones in 2x1
+  // clusters: 1000x5000x3000 cut on 128x256 took 1.24-1.27x 128x192 2x1's
+  // time (H200, every epilogue).
+  EXPECT_EQ(bf16_gemm(1000, 5000, 3000), "128x192x64_c2x1");
   // The model's largest term: the fill on unaligned rows, the math on aligned ones.
   const Sm90TileConfig pingpong{128, 128, 1, 5, Sm90OperandClass::bits16, true};
   detail::Sm90ModelBound bound = detail::Sm90ModelBound::math;
