@@ -97,10 +97,10 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
 
 TEST_F(Sm90StreamK, CooperativeTilesCutEveryTileOfAProblemJustOverOneWave) {
   // Every 16-bit cooperative 1x1 tile of one k-block per stage, and the
-  // 128x256 of the other operand classes that cut (fp8; int8's partial sums
-  // are i32): 144 tiles (1.09
-  // waves), each cut between two CTAs (each consumer leaves and adds its own
-  // part); odd extents, a partial last k-block (16-bit) and a batch of two.
+  // 128x256 of each other operand class whose cooperative tiles cut (fp8):
+  // 144 tiles (1.09 waves), each cut between two CTAs (each consumer leaves
+  // and adds its own part); odd extents, a partial last k-block (16-bit) and
+  // a batch of two.
   EPIGEMM_REQUIRE_SM90(driver);
   EPIGEMM_REQUIRE_132_SMS(driver);
   using detail::Sm90OperandClass;
