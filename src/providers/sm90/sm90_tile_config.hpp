@@ -46,7 +46,7 @@ struct Sm90TileConfig {
   /// K per pipeline stage: one 128-byte swizzle row.
   int bk() const noexcept { return 128 / operand_bytes(); }
   /// Whether this tile's problems may be cut along K (the kernel's
-  /// Cfg::kStreamK, unless its kernel leaves the code out), without
+  /// Cfg::kStreamK, which mirrors this, unless its kernel leaves the code out), without
   /// promotion: pingpong tiles, cooperative 1x1 ones with one k-block per
   /// stage of 16-bit or fp8 operands (stream-K, sm90_stream_k_tiles; the
   /// int8 and tf32 ones wait for a GPU run of their test) and the grouped-k
