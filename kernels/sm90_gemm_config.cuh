@@ -94,15 +94,14 @@ struct GemmConfig {
   /// Whether tiles may be cut along K (GemmParams::sk_tiles), unless
   /// kCutsTiles is false: the pingpong tiles with one k-block per stage
   /// (stream-K of the last waves, or of every tile just over one wave), the
-  /// 16-bit and fp8 cooperative 1x1 tiles with one (stream-K of every tile
-  /// just over one wave) and the grouped-k cooperative 1x1 tiles (split-K in
+  /// cooperative 1x1 tiles with one (stream-K of every tile just over one
+  /// wave) and the grouped-k cooperative 1x1 tiles (split-K in
   /// slices of K's stages), none with promotion (the host's
   /// Sm90TileConfig::may_cut_along_k); the others ignore sk_tiles, so their
   /// code stays that of whole tiles.
   static constexpr bool kStreamK =
       kCutsTiles_ && kPromoteKBlocks_ == 0 &&
-      (kPingpong_ ? kKGroup_ == 1
-                  : kClusterM_ == 1 && (kKGroup_ > 1 || (sizeof(TA_) <= 2 && kSameType<Acc, float>)));
+      (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
   static constexpr int kTileKinds = kTileKinds_;
   static_assert(kTileKinds >= kInsideTiles && kTileKinds <= (kInsideTiles | kEdgeTiles), "a mask of tile kinds");
 

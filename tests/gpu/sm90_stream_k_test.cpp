@@ -97,7 +97,7 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
 
 TEST_F(Sm90StreamK, CooperativeTilesCutEveryTileOfAProblemJustOverOneWave) {
   // Every 16-bit cooperative 1x1 tile of one k-block per stage, and the
-  // 128x256 of each other operand class whose cooperative tiles cut (fp8):
+  // 128x256 of each other operand class (fp8, int8, tf32):
   // 144 tiles (1.09 waves), each cut between two CTAs (each consumer leaves
   // and adds its own part); odd extents, a partial last k-block (16-bit) and
   // a batch of two.
@@ -124,7 +124,7 @@ TEST_F(Sm90StreamK, CooperativeTilesCutEveryTileOfAProblemJustOverOneWave) {
     run_sm90_and_compare(p, accumulator, DType::f32, pin_config(config));
     ++cut_configs;
   }
-  EXPECT_EQ(cut_configs, 8) << "seven 16-bit tiles and the fp8 128x256";
+  EXPECT_EQ(cut_configs, 10) << "seven 16-bit tiles and the 128x256 of fp8, int8 and tf32";
 }
 
 TEST_F(Sm90StreamK, SplitKOnSkinnyProblemsMatchesTheReference) {

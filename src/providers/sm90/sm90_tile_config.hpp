@@ -48,13 +48,11 @@ struct Sm90TileConfig {
   /// Whether this tile's problems may be cut along K (the kernel's
   /// Cfg::kStreamK, which mirrors this, unless its kernel leaves the code out), without
   /// promotion: pingpong tiles, cooperative 1x1 ones with one k-block per
-  /// stage of 16-bit or fp8 operands (stream-K, sm90_stream_k_tiles; the
-  /// int8 and tf32 ones wait for a GPU run of their test) and the grouped-k
-  /// cooperative 1x1 tiles (split-K, sm90_split_k_slices).
+  /// stage (stream-K, sm90_stream_k_tiles) and the grouped-k cooperative
+  /// 1x1 tiles (split-K, sm90_split_k_slices).
   bool may_cut_along_k() const noexcept {
     if (promote_k_blocks != 0) return false;
-    if (pingpong) return k_group == 1;
-    return cluster_m == 1 && (k_group > 1 || operands == Sm90OperandClass::bits16 || operands == Sm90OperandClass::fp8);
+    return pingpong ? k_group == 1 : cluster_m == 1;
   }
   /// fp8 operands accumulated without promotion (cuBLASLt's fast accumulation).
   bool accumulates_fp8_fast() const noexcept { return operands == Sm90OperandClass::fp8 && promote_k_blocks == 0; }
