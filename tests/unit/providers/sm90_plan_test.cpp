@@ -1179,7 +1179,7 @@ TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
   EXPECT_EQ(best(8192, 8192, 8192, plain, C::int8, DType::i8, DType::i32), "128x128x128_c1x1_pingpong");
   // Just over one wave, every cooperative tile cut along K (stream-K), as
   // in 16-bit: 1536x1536x4096 on 128x128 (144 tiles) took 0.62 (tf32) and
-  // 0.80 (int8) of 128x64's time, tf32 4500x1024x3000 on 128x256 0.79 of
+  // 0.80 (int8) of 128x64's time, tf32 4500x1024x3000 on 128x256 0.80 of
   // pingpong 2x1's (H100).
   EXPECT_EQ(best(1536, 1536, 4096, plain, C::tf32, DType::tf32, DType::f32), "128x128x32_c1x1");
   EXPECT_EQ(best(1536, 1536, 4096, plain, C::int8, DType::i8, DType::i32), "128x128x128_c1x1");
