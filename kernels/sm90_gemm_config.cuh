@@ -95,13 +95,12 @@ struct GemmConfig {
   /// kCutsTiles is false: the pingpong tiles with one k-block per stage
   /// (stream-K of the last waves, or of every tile just over one wave), the
   /// cooperative 1x1 tiles with one (stream-K of every tile just over one
-  /// wave) and the grouped-k cooperative 1x1 tiles (split-K in
-  /// slices of K's stages), none with promotion (the host's
+  /// wave) and the grouped-k cooperative 1x1 tiles (split-K in slices of
+  /// K's stages), none with promotion (the host's
   /// Sm90TileConfig::may_cut_along_k); the others ignore sk_tiles, so their
   /// code stays that of whole tiles.
   static constexpr bool kStreamK =
-      kCutsTiles_ && kPromoteKBlocks_ == 0 &&
-      (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
+      kCutsTiles_ && kPromoteKBlocks_ == 0 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
   static constexpr int kTileKinds = kTileKinds_;
   static_assert(kTileKinds >= kInsideTiles && kTileKinds <= (kInsideTiles | kEdgeTiles), "a mask of tile kinds");
 

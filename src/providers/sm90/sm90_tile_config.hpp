@@ -46,13 +46,12 @@ struct Sm90TileConfig {
   /// K per pipeline stage: one 128-byte swizzle row.
   int bk() const noexcept { return 128 / operand_bytes(); }
   /// Whether this tile's problems may be cut along K (the kernel's
-  /// Cfg::kStreamK, which mirrors this, unless its kernel leaves the code out), without
-  /// promotion: pingpong tiles, cooperative 1x1 ones with one k-block per
-  /// stage (stream-K, sm90_stream_k_tiles) and the grouped-k cooperative
+  /// Cfg::kStreamK mirrors this, unless its kernel leaves the code out),
+  /// without promotion: pingpong tiles, cooperative 1x1 ones with one k-block
+  /// per stage (stream-K, sm90_stream_k_tiles) and the grouped-k cooperative
   /// 1x1 tiles (split-K, sm90_split_k_slices).
   bool may_cut_along_k() const noexcept {
-    if (promote_k_blocks != 0) return false;
-    return pingpong ? k_group == 1 : cluster_m == 1;
+    return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1);
   }
   /// fp8 operands accumulated without promotion (cuBLASLt's fast accumulation).
   bool accumulates_fp8_fast() const noexcept { return operands == Sm90OperandClass::fp8 && promote_k_blocks == 0; }
