@@ -2,7 +2,7 @@
 # The test command: builds (scripts/setup.sh), runs every CPU test (unit,
 # NVRTC compile-only, CLI golden), the host-side unit tests and the CLI
 # golden runs again under ASan+UBSan, and the Python tests. GPU tests run
-# with `ctest --test-dir build -L gpu`.
+# with `ctest --test-dir build -L gpu -j8`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
