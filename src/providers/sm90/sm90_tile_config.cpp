@@ -155,6 +155,15 @@ constexpr std::int64_t kSmallL2Bytes = std::int64_t{56} << 20;
 /// 3072 (48 k-blocks) 0.90-0.98, K = 2560 0.94, K = 2048 0.93-1.005 (mixed),
 /// K = 1536 1.00-1.08, K = 512 and 1024 1.07-1.09.
 constexpr std::int64_t kSmallL2MinKBlocks = 40;
+/// tf32 (f32 C and D: twice the epilogue's bytes) takes the same factor from
+/// 80 k-blocks (K = 2560), and from 3 waves: alpha*acc+beta*C on an H100
+/// (2026-12-06, pinned, blocks of ~50 ms), 128x256 1x1 over 128x128
+/// pingpong time: 8192^3 0.94-0.945, 4096^3 (3.9 waves) 0.93,
+/// 4096x14336x4096 1.00, 8192x8192x2048 (64 k-blocks) 1.06, x1024 1.12.
+/// int8 (i32 D) stays on pingpong there: 1.05 at 8192^3, 1.15 at
+/// 4096x14336x4096.
+constexpr std::int64_t kSmallL2Tf32MinKBlocks = 80;
+constexpr double kSmallL2Tf32MinWaves = 3.0;
 /// A GEMM alone (D = accum): a cooperative tile's only exposed epilogue is
 /// D's store, which costs about as much as 1.5 k-blocks of its main loop
 /// per 2 bytes of D's elements (a k-block takes about the same time in
@@ -586,8 +595,12 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     } else {
       time *= kCooperativeEpilogueExposure;
     }
-    const bool small_l2_wide = !gemm_alone && l2_bytes < kSmallL2Bytes && c.operands == C::bits16 && c.bm == 128 &&
-                               c.bn == 256 && many_waves && k_block_count >= kSmallL2MinKBlocks;
+    const bool long_k_on_waves =
+        c.operands == C::bits16 ? many_waves && k_block_count >= kSmallL2MinKBlocks
+                                : c.operands == C::tf32 && waves >= kSmallL2Tf32MinWaves &&
+                                      k_block_count >= kSmallL2Tf32MinKBlocks;
+    const bool small_l2_wide =
+        !gemm_alone && l2_bytes < kSmallL2Bytes && c.bm == 128 && c.bn == 256 && long_k_on_waves;
     if (small_l2_wide) time *= kSmallL2WideTileEpilogueTime;
     // Promotion: 1x1 measured 1-2.5% faster at 8192^3 (fp8 e4m3, H200, 2026-11-29).
     if (c.cluster_m == 2)
