@@ -156,9 +156,9 @@ constexpr std::int64_t kSmallL2Bytes = std::int64_t{56} << 20;
 /// K = 1536 1.00-1.08, K = 512 and 1024 1.07-1.09.
 constexpr std::int64_t kSmallL2MinKBlocks = 40;
 /// tf32 (f32 C and D: twice the epilogue's bytes) takes the same factor from
-/// 80 k-blocks (K = 2560), and from 3 waves: alpha*acc+beta*C on an H100
-/// (2026-12-06, pinned, blocks of ~50 ms), 128x256 1x1 over 128x128
-/// pingpong time: 8192^3 0.91-0.945, 6144^3 0.94, 8192x8192x2560 0.98,
+/// 80 k-blocks (K = 2560), and from 3 whole waves (more than two):
+/// alpha*acc+beta*C on an H100 (2026-12-06, pinned, blocks of ~50 ms),
+/// 128x256 1x1 over 128x128 pingpong time: 8192^3 0.91-0.945, 6144^3 0.94, 8192x8192x2560 0.98,
 /// 4096x14336x4096 0.985-1.00, 3072x4096x2560 and 1536x8192x4096 (2.9
 /// waves) 0.93; 8192x8192x2048 (64 k-blocks) 1.06, x1024 1.12. At 4096^3
 /// (3.9 waves) 0.93 in a process of its own but 1.02 after the suite's
