@@ -162,8 +162,9 @@ constexpr std::int64_t kSmallL2MinKBlocks = 40;
 /// 4096x14336x4096 0.985-1.00, 3072x4096x2560 and 1536x8192x4096 (2.9
 /// waves) 0.93; 8192x8192x2048 (64 k-blocks) 1.06, x1024 1.12. At 4096^3
 /// (3.9 waves) 0.93 in a process of its own but 1.02 after the suite's
-/// 8192^3 rows: pingpong took 0.414 ms there against 0.376, while 128x256
-/// held 0.381-0.386 in both.
+/// 8192^3 rows: pingpong took 0.407-0.416 ms alone and 0.368-0.377 after
+/// them (after 40 runs of them as well: where the buffers land, not the
+/// card's load), while 128x256 held 0.381-0.386 in both.
 /// int8 (i32 D) stays on pingpong there: 1.05 at 8192^3, 1.15 at
 /// 4096x14336x4096.
 constexpr std::int64_t kSmallL2Tf32MinKBlocks = 80;
