@@ -44,7 +44,7 @@ struct Flags {
 const char* kUsage =
     "usage: epilogue_bench [--quick | --sweep] [--list] [--json PATH] [--only TEXT] [--shape MxNxK]...\n"
     "                      [--operator NAME] [--seed N] [--reps N] [--budget SECONDS] [--min-reps N]\n"
-    "                      [--max-reps N] [--block N] [--samples N]\n"
+    "                      [--max-reps N] [--block N] [--samples N] [--pad-mib N]\n"
     "  --quick      three small cases (bf16 4096^3, bf16 16x8192x8192, e4m3 4096^3) instead of the suite\n"
     "  --sweep      24 shapes beyond the suite (bf16, B row-major, all six epilogues; 0.3 s per row\n"
     "               unless --budget): square sizes, LLM projections, short K, skinny M and N\n"
@@ -62,6 +62,8 @@ const char* kUsage =
     "  --budget S   seconds of timed runs per row (default 1.5)\n"
     "  --block N    time N runs of a variant in a row before the next variant's (default: as many as\n"
     "               take about 50 ms, at most a quarter of the runs; 1 alternates every run)\n"
+    "  --pad-mib N  hold N MiB of device memory while each case allocates its operands, so that they\n"
+    "               land elsewhere (a kernel's time can depend on where its buffers lie)\n"
     "B's layout: the 16-bit rows hold B (K, N) row-major (N contiguous), except the rows whose dtype\n"
     "reads \"bf16 B col-major\" (M = 16 and 128, N = K = 8192): there B is column-major (K contiguous,\n"
     "strides (1, K)), i.e. x @ W^T for an nn.Linear weight W (N, K) as PyTorch stores it. fp8, tf32\n"
@@ -90,6 +92,7 @@ Flags parse_flags(int argc, char** argv) {
     else if (a == "--max-reps") f.runner.timer.max_reps = std::stoi(value(i));
     else if (a == "--block") f.runner.timer.block = std::stoi(value(i));
     else if (a == "--samples") f.runner.samples = std::stoi(value(i));
+    else if (a == "--pad-mib") f.runner.pad_mib = std::stoll(value(i));
     else if (a == "--help" || a == "-h") {
       std::cout << kUsage;
       std::exit(0);
@@ -97,6 +100,7 @@ Flags parse_flags(int argc, char** argv) {
       throw eb::BenchError("unknown flag " + a + "\n" + kUsage);
     }
   }
+  if (f.runner.pad_mib < 0) throw eb::BenchError("--pad-mib must be at least 0");
   if (f.quick) f.runner.timer.budget_s = std::min(f.runner.timer.budget_s, 0.4);
   if (f.sweep && !budget_given) f.runner.timer.budget_s = 0.3;
   if (f.quick + f.sweep + !f.shapes.empty() > 1) {
@@ -171,7 +175,7 @@ std::string meta_json(const Flags& flags, const cudaDeviceProp& prop, int target
     << ",\"flush\":\"read\",\"flush_bytes\":" << kFlushBytes << ",\"flush_ms\":" << flush_ms
     << ",\"budget_s\":" << flags.runner.timer.budget_s << ",\"fixed_reps\":" << flags.runner.timer.fixed_reps
     << ",\"block\":" << flags.runner.timer.block << ",\"block_ms\":" << flags.runner.timer.block_ms
-    << ",\"samples\":" << flags.runner.samples << "}}";
+    << ",\"samples\":" << flags.runner.samples << ",\"pad_mib\":" << flags.runner.pad_mib << "}}";
   return o.str();
 }
 

@@ -156,6 +156,7 @@ void CaseRunner::sync(const char* what) {
 }
 
 void CaseRunner::run(const BenchCase& c, std::uint64_t seed, const std::function<void(const RowResult&)>& on_row) {
+  const DeviceMemory pad(static_cast<std::size_t>(options_.pad_mib) << 20);
   CaseData data(c, seed);
   SpotCheck spot(data.A, data.B, c.shape, options_.samples, seed ^ 0x9E3779B97F4A7C15ull,
                  is_fp8(c.ab) && c.fp8_accumulation == Fp8Accumulation::fast);

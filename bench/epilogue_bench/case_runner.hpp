@@ -24,6 +24,7 @@ struct RunnerOptions {
   int samples = 256;      ///< spot-check points per output
   int target_sm = 0;      ///< the device's SM version (90 on an H200)
   std::string pin;        ///< only epigemm operators whose name contains this
+  std::int64_t pad_mib = 0;  ///< device memory held before each case's operands (moves where they land)
 };
 
 /// Thrown when the CUDA context is unusable (a sticky error): the suite stops.
