@@ -100,7 +100,9 @@ Flags parse_flags(int argc, char** argv) {
       throw eb::BenchError("unknown flag " + a + "\n" + kUsage);
     }
   }
-  if (f.runner.pad_mib < 0) throw eb::BenchError("--pad-mib must be at least 0");
+  if (f.runner.pad_mib < 0 || f.runner.pad_mib > (std::int64_t{1} << 20)) {
+    throw eb::BenchError("--pad-mib must be 0 to 1048576 (MiB)");
+  }
   if (f.quick) f.runner.timer.budget_s = std::min(f.runner.timer.budget_s, 0.4);
   if (f.sweep && !budget_given) f.runner.timer.budget_s = 0.3;
   if (f.quick + f.sweep + !f.shapes.empty() > 1) {
