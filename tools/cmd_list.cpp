@@ -1,7 +1,8 @@
 // `epigemm list`: every operator the filters admit for a problem, with "ok"
 // or the reason the operator gave for rejecting it. Without a GPU, a
 // --target-sm lists what a GPU of that architecture would (the tensors only
-// described as CUDA memory, as emit does).
+// described as CUDA memory, as emit does), with --target-sms and
+// --target-l2-mib for that GPU's SM count and L2 size.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "commands.hpp"
 #include "device_problem.hpp"
 #include "execution_flags.hpp"
+#include "flag_values.hpp"
 #include "problem_data.hpp"
 #include "runtime/cuda_objects.hpp"
 
@@ -24,6 +26,9 @@ FlagSet make_flags() {
   add_problem_flags(flags);
   add_device_flags(flags);
   add_operator_flags(flags);
+  flags.add_section("the described GPU (with --target-sm where no CUDA device is used), for the sm90 ranking");
+  flags.add_value("target-sms", "N", "132, an H100's or H200's", "its SM count");
+  flags.add_value("target-l2-mib", "N", "60, an H200's", "its L2 size in MiB (an H100 has 50)");
   flags.add_epilog("Exit codes: 0 ok (even when no operator supports the problem), 1 error, 2 bad command line.");
   return flags;
 }
@@ -38,8 +43,21 @@ int list_command(const std::vector<std::string>& words) {
   DeviceChoice device = choose_device(flags);
   OperatorQuery query = read_operator_query(flags, device.target_sm);
   const bool described = !device.cuda && device.target_sm > 0 && flags.value("device").value_or("auto") != "cpu";
+  const bool describes_gpu = flags.value("target-sms") || flags.value("target-l2-mib");
+  if (describes_gpu && !described) {
+    throw Error(ErrorKind::Value,
+                "--target-sms and --target-l2-mib describe a GPU only where none is used: with --target-sm on a "
+                "machine without a CUDA device (here the operators are ranked for " +
+                std::string(device.cuda ? "the CUDA device in use)" : "the cpu)"));
+  }
   if (described) {
     query.ignore_devices = true;
+    if (flags.value("target-sms")) {
+      query.sm_count = static_cast<int>(parse_integer("target-sms", *flags.value("target-sms"), 1, 1024));
+    }
+    if (flags.value("target-l2-mib")) {
+      query.l2_bytes = parse_integer("target-l2-mib", *flags.value("target-l2-mib"), 1, 1 << 20) << 20;
+    }
     device.note = "no CUDA device found: the operators judge the problem as on an sm_" +
                   std::to_string(device.target_sm) + " GPU (\"ok\": it would run there, not here)";
   }
@@ -66,6 +84,8 @@ int list_command(const std::vector<std::string>& words) {
                              : described ? std::string("described as cuda")
                                          : std::string("on host"));
   if (device.target_sm > 0) std::cout << ", target sm_" << device.target_sm;
+  if (query.sm_count > 0) std::cout << ", " << query.sm_count << " SMs";
+  if (query.l2_bytes > 0) std::cout << ", " << (query.l2_bytes >> 20) << " MiB of L2";
   std::cout << "\n";
   std::size_t supported = 0;
   for (const auto& c : candidates) supported += c.status ? 1 : 0;
@@ -73,7 +93,7 @@ int list_command(const std::vector<std::string>& words) {
   if (candidates.empty()) {
     std::cout << "  (no operator matches the --provider, --operator, --tile, --cluster and --fp8-accumulation filters)\n";
   } else {
-    std::cout << describe_candidates(candidates, args);
+    std::cout << describe_candidates(candidates);
   }
   return kExitOk;
 }

@@ -122,12 +122,11 @@ std::string describe_operator(const OperatorMetadata& md) {
   return s + ")";
 }
 
-std::string describe_candidates(const std::vector<OperatorCandidate>& candidates, const GemmArguments& args) {
+std::string describe_candidates(const std::vector<OperatorCandidate>& candidates) {
   TextTable table({"operator", "provider", "tile", "cluster", "ranking", "status"});
   for (const auto& c : candidates) {
     const OperatorMetadata& md = c.op.metadata();
-    const std::string ranking = c.status ? c.op.ranking(args) : std::string();
-    table.add_row({md.name, md.provider, tile_text(md.tile), cluster_text(md), ranking.empty() ? "-" : ranking,
+    table.add_row({md.name, md.provider, tile_text(md.tile), cluster_text(md), c.ranking.empty() ? "-" : c.ranking,
                    c.status ? "ok" : "rejected: " + c.status.reason()});
   }
   return table.render("  ");

@@ -38,6 +38,6 @@ std::string describe_operator(const OperatorMetadata& md);
 
 /// A table of candidates: name, provider, tile, cluster, what a supported
 /// one's ranking rests on (Operator::ranking, for `args`), "ok" or the reason.
-std::string describe_candidates(const std::vector<OperatorCandidate>& candidates, const GemmArguments& args);
+std::string describe_candidates(const std::vector<OperatorCandidate>& candidates);
 
 }  // namespace epigemm::cli

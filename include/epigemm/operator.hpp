@@ -54,6 +54,12 @@ struct OperatorQuery {
   /// run, on a machine without one (`epigemm list`). An operator found ok
   /// this way may still be unable to run here.
   bool ignore_devices = false;
+  /// With ignore_devices: the described GPU's SM count and L2 size in
+  /// bytes, which the sm90 ranking weighs (0: an H100's or H200's 132 SMs
+  /// and the H200's 60 MB of L2). Without ignore_devices the ranking reads
+  /// them from the device, and these must stay 0.
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
 };
 
 class Operator {
@@ -101,6 +107,9 @@ std::vector<Operator> get_operators(const GemmArguments& args, const OperatorQue
 struct OperatorCandidate {
   Operator op;
   Status status;
+  /// Where the operator supports the problem, how it ranked it, in words
+  /// (Operator::ranking, on the query's described GPU); else empty.
+  std::string ranking;
 };
 std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, const OperatorQuery& query = {});
 

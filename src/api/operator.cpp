@@ -87,8 +87,19 @@ std::string OperatorImpl::generated_source(const Problem& problem) const {
 
 std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, const OperatorQuery& query) {
   check_known_providers(query);
+  if (query.sm_count < 0 || query.l2_bytes < 0) {
+    throw Error(ErrorKind::Value, "OperatorQuery: sm_count and l2_bytes must not be negative (got " +
+                                      std::to_string(query.sm_count) + " and " + std::to_string(query.l2_bytes) + ")");
+  }
+  if (!query.ignore_devices && (query.sm_count != 0 || query.l2_bytes != 0)) {
+    throw Error(ErrorKind::Value,
+                "OperatorQuery: sm_count and l2_bytes describe a GPU only with ignore_devices; "
+                "otherwise the ranking reads them from the device");
+  }
   detail::Problem problem;
   detail::analyze(args, problem);
+  problem.described_sm_count = query.sm_count;
+  problem.described_l2_bytes = query.l2_bytes;
   const int target_sm = query.target_sm ? query.target_sm : device_target_sm();
   std::vector<OperatorCandidate> candidates;
   for (const auto& provider : detail::ProviderRegistry::instance().providers()) {
@@ -99,7 +110,7 @@ std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, cons
     for (auto& impl : provider->operators(target_sm)) {
       if (query.metadata_filter && !query.metadata_filter(impl->metadata())) continue;
       Status status = query.ignore_devices ? impl->supports_problem(problem) : impl->supports(problem);
-      candidates.push_back({Operator(impl), std::move(status)});
+      candidates.push_back({Operator(impl), std::move(status), {}});
     }
   }
   // Supported first, then by each operator's preference for this problem.
@@ -112,7 +123,10 @@ std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, cons
     return preference[a] > preference[b];
   });
   std::vector<OperatorCandidate> sorted;
-  for (std::size_t i : order) sorted.push_back(candidates[i]);
+  for (std::size_t i : order) {
+    sorted.push_back(candidates[i]);
+    if (sorted.back().status) sorted.back().ranking = sorted.back().op.impl()->ranking(problem);
+  }
   return sorted;
 }
 

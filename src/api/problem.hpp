@@ -55,6 +55,10 @@ struct Problem {
   int device_index = 0;
   const EpilogueProgram* program = nullptr;
   const ir::Dag* dag = nullptr;  ///< bound, typed and optimised
+  /// The GPU a tool describes without one (OperatorQuery::ignore_devices):
+  /// its SM count and L2 bytes, 0 where the device (or a default) tells.
+  int described_sm_count = 0;
+  std::int64_t described_l2_bytes = 0;
   std::vector<EpilogueOperand> inputs;   ///< in Dag::params order
   std::vector<EpilogueOperand> outputs;  ///< in Dag::outputs order
 };

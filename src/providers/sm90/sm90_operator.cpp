@@ -57,8 +57,14 @@ int sm_count_of(int device) {
   return info != nullptr ? info->sm_count : kSm90DefaultSmCount;
 }
 
-std::int64_t l2_bytes_of(int device) {
-  const runtime::DeviceInfo* info = device_info_of(device);
+// The described GPU's figures where a tool gives them, else the device's.
+int sm_count_for(const Problem& p) {
+  return p.described_sm_count > 0 ? p.described_sm_count : sm_count_of(p.device_index);
+}
+
+std::int64_t l2_bytes_for(const Problem& p) {
+  if (p.described_l2_bytes > 0) return p.described_l2_bytes;
+  const runtime::DeviceInfo* info = device_info_of(p.device_index);
   return info != nullptr && info->l2_bytes > 0 ? info->l2_bytes : kSm90DefaultL2Bytes;
 }
 
@@ -89,7 +95,7 @@ Status Sm90Operator::supports_problem(const Problem& p) const {
 Sm90Plan Sm90Operator::launch_plan(const Problem& p) const {
   Sm90Plan plan;
   if (Status s = make_sm90_plan(p, config_, plan); !s) throw Error(ErrorKind::Unsupported, metadata().name + ": " + s.reason());
-  plan.stream_k_code = sm90_stream_k_code(config_, p, sm_count_of(p.device_index));
+  plan.stream_k_code = sm90_stream_k_code(config_, p, sm_count_for(p));
   return plan;
 }
 
@@ -104,7 +110,7 @@ std::vector<std::string> Sm90Operator::plan_notes(const Problem& p) const {
   // How K is cut on the device's SMs (a 2x1 cluster's count of CTAs is
   // known only once its kernel is loaded).
   if (config_.cluster_m > 1) return notes;
-  const int sms = sm_count_of(p.device_index);
+  const int sms = sm_count_for(p);
   const Sm90KCut cut = sm90_k_cut(config_, p, sms);
   const std::string tiles = std::to_string(sm90_cluster_tiles(config_, p.M, p.N, p.L));
   const std::string on = " (on " + std::to_string(sms) + " SMs; not while the stream captures a graph)";
@@ -136,13 +142,13 @@ Status Sm90Operator::check_device(const Problem& p) const {
 }
 
 int Sm90Operator::preference(const Problem& p) const {
-  return sm90_preference(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index));
+  return sm90_preference(config_, p, sm_count_for(p), l2_bytes_for(p));
 }
 
 std::string Sm90Operator::ranking(const Problem& p) const {
   Sm90ModelBound bound = Sm90ModelBound::math;
   const double us =
-      sm90_modelled_time(config_, p, sm_count_of(p.device_index), l2_bytes_of(p.device_index), &bound) / 1000.0;
+      sm90_modelled_time(config_, p, sm_count_for(p), l2_bytes_for(p), &bound) / 1000.0;
   char text[64];
   std::snprintf(text, sizeof text, "%.1f us modelled (%s)", us, sm90_model_bound_name(bound));
   return config_.accumulates_fp8_fast() ? std::string(text) + ", after precise fp8" : std::string(text);

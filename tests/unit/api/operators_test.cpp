@@ -131,6 +131,59 @@ TEST_F(Operators, IgnoringDevicesJudgesTheProblemAlone) {
   }
 }
 
+// A tool describing a GPU without one gives its SM count and L2 size, and
+// the sm90 ranking weighs them: an H100's 50 MB of L2 puts a fused bf16
+// 8192^3 on 128x256 (the H200's 60 on pingpong), and 114 SMs put 1536^3 on
+// 128x192 (132 on 128x160, whose 120 tiles then fill one wave). Nothing is
+// read: the tensors only describe CUDA memory at aligned addresses.
+TEST_F(Operators, TheDescribedGpusSmCountAndL2SteerTheRanking) {
+  std::uintptr_t next = std::uintptr_t{1} << 40;
+  auto described = [&](DType dtype, Dims shape) {
+    const void* at = reinterpret_cast<const void*>(next);
+    next += std::uintptr_t{1} << 32;
+    return TensorRef::cuda(at, dtype, std::move(shape));
+  };
+  auto first = [](const GemmArguments& args, const OperatorQuery& query) {
+    for (const OperatorCandidate& c : explain_operators(args, query)) {
+      if (!c.status) continue;
+      EXPECT_NE(c.ranking.find("modelled"), std::string::npos) << c.op.name() << ": " << c.ranking;
+      return c.op.name();
+    }
+    return std::string("none");
+  };
+  const std::int64_t n = 8192;
+  const TensorRef fused_d = described(DType::bf16, {1, n, n});
+  GemmArguments fused{.A = described(DType::bf16, {1, n, n}),
+                      .B = described(DType::bf16, {1, n, n}),
+                      .out = fused_d,
+                      .epilogue = EpilogueArguments("def e(accum, C):\n    D = relu(accum + C)\n    return D\n",
+                                                    {{"C", described(DType::bf16, {1, n, n})}, {"D", fused_d}})};
+  OperatorQuery query{.target_sm = 90, .providers = {"sm90"}, .ignore_devices = true};
+  EXPECT_EQ(first(fused, query), "sm90_wgmma_128x128x64_c1x1_pingpong_16bit");
+  query.l2_bytes = std::int64_t{60} << 20;
+  EXPECT_EQ(first(fused, query), "sm90_wgmma_128x128x64_c1x1_pingpong_16bit");
+  query.l2_bytes = std::int64_t{50} << 20;
+  EXPECT_EQ(first(fused, query), "sm90_wgmma_128x256x64_c1x1_16bit");
+
+  const std::int64_t m = 1536;
+  const GemmArguments mid{.A = described(DType::bf16, {1, m, m}),
+                          .B = described(DType::bf16, {1, m, m}),
+                          .out = described(DType::bf16, {1, m, m})};
+  query.l2_bytes = 0;
+  EXPECT_EQ(first(mid, query), "sm90_wgmma_128x160x64_c1x1_16bit");
+  query.sm_count = 132;
+  EXPECT_EQ(first(mid, query), "sm90_wgmma_128x160x64_c1x1_16bit");
+  query.sm_count = 114;
+  EXPECT_EQ(first(mid, query), "sm90_wgmma_128x192x64_c1x1_16bit");
+
+  // Without ignore_devices the device tells, and a described figure is an error.
+  query.ignore_devices = false;
+  EXPECT_THROW(explain_operators(mid, query), Error);
+  query.ignore_devices = true;
+  query.sm_count = -1;
+  EXPECT_THROW(explain_operators(mid, query), Error);
+}
+
 // fp8 GEMMs accumulate precisely by default, as cuBLASLt and
 // torch._scaled_mm do; a metadata filter on "fp8_accumulation" opts into
 // the tensor cores' fast accumulation.
