@@ -85,7 +85,12 @@ std::string OperatorImpl::generated_source(const Problem& problem) const {
 
 }  // namespace detail
 
-std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, const OperatorQuery& query) {
+namespace {
+
+/// Every operator the query admits, supported ones first, best first; with
+/// `with_ranking`, each supported one says how it ranked the problem.
+std::vector<OperatorCandidate> ranked_candidates(const GemmArguments& args, const OperatorQuery& query,
+                                                 bool with_ranking) {
   check_known_providers(query);
   if (query.sm_count < 0 || query.l2_bytes < 0) {
     throw Error(ErrorKind::Value, "OperatorQuery: sm_count and l2_bytes must not be negative (got " +
@@ -125,14 +130,20 @@ std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, cons
   std::vector<OperatorCandidate> sorted;
   for (std::size_t i : order) {
     sorted.push_back(candidates[i]);
-    if (sorted.back().status) sorted.back().ranking = sorted.back().op.impl()->ranking(problem);
+    if (with_ranking && sorted.back().status) sorted.back().ranking = sorted.back().op.impl()->ranking(problem);
   }
   return sorted;
 }
 
+}  // namespace
+
+std::vector<OperatorCandidate> explain_operators(const GemmArguments& args, const OperatorQuery& query) {
+  return ranked_candidates(args, query, /*with_ranking=*/true);
+}
+
 std::vector<Operator> get_operators(const GemmArguments& args, const OperatorQuery& query) {
   std::vector<Operator> ops;
-  for (auto& c : explain_operators(args, query)) {
+  for (auto& c : ranked_candidates(args, query, /*with_ranking=*/false)) {
     if (c.status) ops.push_back(c.op);
   }
   return ops;
