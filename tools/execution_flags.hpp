@@ -37,7 +37,7 @@ OperatorQuery read_operator_query(const FlagSet& flags, int target_sm);
 std::string describe_operator(const OperatorMetadata& md);
 
 /// A table of candidates: name, provider, tile, cluster, what a supported
-/// one's ranking rests on (Operator::ranking, for `args`), "ok" or the reason.
+/// one's ranking rests on (OperatorCandidate::ranking), "ok" or the reason.
 std::string describe_candidates(const std::vector<OperatorCandidate>& candidates);
 
 }  // namespace epigemm::cli

@@ -57,15 +57,18 @@ int sm_count_of(int device) {
   return info != nullptr ? info->sm_count : kSm90DefaultSmCount;
 }
 
+std::int64_t l2_bytes_of(int device) {
+  const runtime::DeviceInfo* info = device_info_of(device);
+  return info != nullptr && info->l2_bytes > 0 ? info->l2_bytes : kSm90DefaultL2Bytes;
+}
+
 // The described GPU's figures where a tool gives them, else the device's.
 int sm_count_for(const Problem& p) {
   return p.described_sm_count > 0 ? p.described_sm_count : sm_count_of(p.device_index);
 }
 
 std::int64_t l2_bytes_for(const Problem& p) {
-  if (p.described_l2_bytes > 0) return p.described_l2_bytes;
-  const runtime::DeviceInfo* info = device_info_of(p.device_index);
-  return info != nullptr && info->l2_bytes > 0 ? info->l2_bytes : kSm90DefaultL2Bytes;
+  return p.described_l2_bytes > 0 ? p.described_l2_bytes : l2_bytes_of(p.device_index);
 }
 
 }  // namespace

@@ -158,13 +158,14 @@ constexpr std::int64_t kSmallL2MinKBlocks = 40;
 /// tf32 (f32 C and D: twice the epilogue's bytes) takes the same factor from
 /// 80 k-blocks (K = 2560), and from 3 whole waves (more than two):
 /// alpha*acc+beta*C on an H100 (2026-12-06, pinned, blocks of ~50 ms),
-/// 128x256 1x1 over 128x128 pingpong time: 8192^3 0.91-0.945, 6144^3 0.94, 8192x8192x2560 0.98,
-/// 4096x14336x4096 0.985-1.00, 3072x4096x2560 and 1536x8192x4096 (2.9
-/// waves) 0.93; 8192x8192x2048 (64 k-blocks) 1.06, x1024 1.12. At 4096^3
-/// (3.9 waves) 0.93 in a process of its own but 1.02 after the suite's
-/// 8192^3 rows: pingpong took 0.407-0.416 ms alone and 0.368-0.377 after
-/// them (after 40 runs of them as well: where the buffers land, not the
-/// card's load), while 128x256 held 0.381-0.386 in both.
+/// 128x256 1x1 over 128x128 pingpong time: 8192^3 0.91-0.945, 6144^3
+/// 0.94, 8192x8192x2560 0.98, 4096x14336x4096 0.985-1.00, 3072x4096x2560
+/// and 1536x8192x4096 (2.9 waves) 0.93; 8192x8192x2048 (64 k-blocks)
+/// 1.06, x1024 1.12. At 4096^3 (3.9 waves) 0.93 in a process of its own
+/// but 1.02 after the suite's 8192^3 rows: pingpong took 0.407-0.416 ms
+/// alone and 0.368-0.377 after them (after 40 runs of them as well: where
+/// the buffers land, not the card's load), while 128x256 held 0.381-0.386
+/// in both.
 /// int8 (i32 D) stays on pingpong there: 1.05 at 8192^3, 1.15 at
 /// 4096x14336x4096.
 constexpr std::int64_t kSmallL2Tf32MinKBlocks = 80;
