@@ -204,7 +204,10 @@ struct GemmConfig {
   static_assert(kSameType<typename AccumulatorOf<TA_>::type, typename AccumulatorOf<TB_>::type>,
                 "A and B must both be integers (s8/u8) or both floating point");
   static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
-  static_assert(kWgRows * kAccRegs <= 128, "a consumer holds at most 128 accumulators per thread");
+  // 128 per thread, but for the 128x192 pingpong tile's 192: its consumers
+  // give the epilogue what is left of kConsumerRegs.
+  static_assert(kWgRows * kAccRegs <= (kPingpong && kBN == 192 ? 192 : 128),
+                "a consumer holds at most 128 accumulators per thread (192 on the 128x192 pingpong tile)");
   static_assert(kWgN == 32 || kWgN == 64 || kWgN == 128 || kWgN == 160 || kWgN == 192 || kWgN == 256,
                 "warpgroup tile width must be 32, 64, 128, 160, 192 or 256");
   static_assert(kBN % 64 == 0 || (kBM == 128 && kClusterM == 1 && kKGroup == 1 && !kPingpong),

@@ -33,11 +33,11 @@ expect 8192,8192,1024,1 sm90_wgmma_128x128x64_c1x1_pingpong_16bit
 expect 1024,1024,1024,1 sm90_wgmma_64x128x64_c1x1_16bit
 expect 16,8192,8192,1 sm90_wgmma_64x64x64_c1x1_kgroup2_16bit
 # Without a GPU, --target-l2-mib describes another card's L2: an H100's
-# 50 MB puts a fused 8192^3 on 128x256 where the H200's 60 keep pingpong.
+# 50 MB puts a fused 8192^3 on 128x192 pingpong where the H200's 60 keep 128x128.
 fused=(list --target-sm 90 --mnkl 8192,8192,8192,1 --ab-dtype bf16 --provider sm90
        --epilogue "def e(accum, C): D = relu(accum + C); return D")
 if grep -q '^tensors described as cuda' <<< "$("$binary" "${fused[@]}")"; then
-  for case in "60 sm90_wgmma_128x128x64_c1x1_pingpong_16bit" "50 sm90_wgmma_128x256x64_c1x1_16bit"; do
+  for case in "60 sm90_wgmma_128x128x64_c1x1_pingpong_16bit" "50 sm90_wgmma_128x192x64_c1x1_pingpong_16bit"; do
     read -r l2 want <<< "$case"
     got=$("$binary" "${fused[@]}" --target-l2-mib "$l2" | awk '$NF == "ok" { print $1; exit }')
     if [[ "$got" != "$want" ]]; then

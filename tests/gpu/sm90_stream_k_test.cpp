@@ -19,11 +19,11 @@ namespace epigemm::testing {
 namespace {
 
 detail::Sm90TileConfig pingpong(int cluster_m,
-                                detail::Sm90OperandClass operands = detail::Sm90OperandClass::bits16) {
+                                detail::Sm90OperandClass operands = detail::Sm90OperandClass::bits16, int bn = 128) {
   for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.pingpong && c.bm == 128 && c.bn == 128 && c.cluster_m == cluster_m && c.operands == operands) return c;
+    if (c.pingpong && c.bm == 128 && c.bn == bn && c.cluster_m == cluster_m && c.operands == operands) return c;
   }
-  ADD_FAILURE() << "no 128x128 pingpong " << cluster_m << "x1 configuration";
+  ADD_FAILURE() << "no 128x" << bn << " pingpong " << cluster_m << "x1 configuration";
   return {};
 }
 
@@ -92,6 +92,22 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
       run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
     }
+  }
+}
+
+TEST_F(Sm90StreamK, TheWidePingpongTilesCutTilesMatchTheReference) {
+  // 128x192 pingpong (192 accumulators a consumer): 270 tiles (2.05 waves)
+  // with K = 2048 and 1999, and a batch of 3 x 90 tiles, the same epilogue.
+  EPIGEMM_REQUIRE_SM90(driver);
+  EPIGEMM_REQUIRE_132_SMS(driver);
+  const detail::Sm90TileConfig config = pingpong(1, detail::Sm90OperandClass::bits16, 192);
+  for (const Extents& s : {Extents{1, 1920, 3456, 2048}, Extents{1, 1900, 3400, 1999}, Extents{3, 1280, 1728, 1500}}) {
+    SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
+    ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
+    GpuProblem p(*driver, rng);
+    add_cut_case(p, s);
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
   }
 }
 

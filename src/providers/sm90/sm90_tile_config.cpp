@@ -76,6 +76,11 @@ constexpr Sm90TileConfig kConfigs[] = {
     // chunks a stage. (128x144, 132 tiles there, ran 6-9% slower than this
     // one on the H200: its epilogue goes in nine 16-column chunks.)
     {128, 160, 1, 4, C::bits16},
+    // Pingpong on a wider tile: each consumer holds 192 accumulators, and a
+    // tile reads a third fewer bytes of A per multiply than 128x128 pingpong
+    // while its epilogue still runs beside the other consumer's main loop
+    // (see kSmallL2WidePingpongTime for where it is ranked).
+    {128, 192, 1, 4, C::bits16, true},
     // 64x128 in 2x1 clusters for one wave of rows not 128-byte aligned, B
     // shared: H100, bf16, every epilogue, 7-9% faster than 1x1 at 1000^3 and
     // 19-20% at 1000x1000x4000; 27-31% slower at 1024^3 (aligned rows).
@@ -238,6 +243,32 @@ std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
   const std::int64_t last = extent - (extent - 1) / tile * tile;  // valid rows of the last tile
   return box_rows(extent, tile, cut) - (cut ? round_up8(last) : last);
 }
+
+/// The 128x192 pingpong tile against the picks of an H100 (50 MB of L2;
+/// bf16 unless named, pinned, timed in blocks of ~50 ms, 2026-12-06), its
+/// time over theirs: fused epilogues at 4096x14336x4096 (18 waves of it;
+/// against 128x256 1x1) gelu 0.94, gelu_tanh 0.90, f16 gelu 0.95, relu+F,
+/// alpha*acc+beta*C, rowb+colb and amax 0.99-1.01; at 8192^3 (21 waves)
+/// gelu 0.96-0.98, alpha*acc+beta*C and rowb+colb 0.985, gelu_tanh 0.98,
+/// f16 gelu 0.965, relu+F 0.99-1.00; 6144^3 (12 waves) gelu 0.955, relu+F
+/// 0.99; 8192x8192x4096 gelu 0.91; 4096x8192x8192 (10.4 waves) gelu 1.005;
+/// 8192x8192x2048 gelu 0.95 (against 128x128 pingpong, which it beat by
+/// 5-7% at 4096x14336x4096 and 8192^3 too); 16384x4096x2048 gelu 0.895
+/// and 3072x14336x4096 relu+F 0.95. It lost where it runs fewer waves
+/// (4096^3, 5.3: gelu 1.08, relu+F 1.12; 2048x8192x8192, 5.2: 1.095;
+/// 16384x2048x2048 and 8192x4096x2048, 10.7: gelu 1.02) and as a GEMM alone
+/// (4096x14336x4096: 1.035). So on cards with an L2 under kSmallL2Bytes its
+/// fused 16-bit epilogues of at least kWidePingpongMinWaves waves (counted
+/// whole: 11.6 is 12) and kWidePingpongMinKBlocks k-blocks take
+/// this factor, and skip the padded-rows term (its last tile column, 128
+/// of 192 columns at N = 8192 or 14336, is one of 43 or 75 there, and the
+/// waves count it whole already); everywhere else, unmeasured (the H200
+/// among them) or slower, it ranks behind the others
+/// (kWidePingpongElsewhere), and is there to pin or to time.
+constexpr double kSmallL2WidePingpongTime = 0.92;
+constexpr double kWidePingpongMinWaves = 12.0;
+constexpr std::int64_t kWidePingpongMinKBlocks = 32;
+constexpr double kWidePingpongElsewhere = 1.25;
 
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
 /// hide its epilogue behind (1024^3: 1.27-1.59x cuBLAS, against 1.05-1.26x
@@ -587,9 +618,14 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // Many waves: the 2x1 multicast halves B's traffic and wins a little; a
   // few waves: the 1x1 grid balances better (measured at 8192^3 / 4096^3).
   const bool many_waves = waves >= 8;
+  const bool wide_pingpong = c.pingpong && c.bn == 192;
+  const bool wide_pingpong_ranked = wide_pingpong && l2_bytes < kSmallL2Bytes && c.operands == C::bits16 &&
+                                    !stores_accumulator_only(p) && waves >= kWidePingpongMinWaves &&
+                                    k_block_count >= kWidePingpongMinKBlocks;
   if (c.pingpong) {
     if (waves < kPingpongMinWaves) time *= 1.25;
     if (c.cluster_m == 2) time *= 1.01;  // 1x1 measured 1-4% faster at the mid sizes
+    if (wide_pingpong) time *= wide_pingpong_ranked ? kSmallL2WidePingpongTime : kWidePingpongElsewhere;
   } else {
     // int8 (whose i32 D the store term would also keep on pingpong at 8192^3,
     // but whose short-K picks it would move unmeasured) and the fp8 tiles
@@ -625,7 +661,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   if (c.bm == 64 && c.cluster_m == 2 && streaming) time *= kShortClusterStreamingCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
                                                 padded_box_rows(p.N, c.bn, b_cut));
-  time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);
+  if (!wide_pingpong_ranked) time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);
   return time;
 }
 

@@ -133,9 +133,10 @@ TEST_F(Operators, IgnoringDevicesJudgesTheProblemAlone) {
 
 // A tool describing a GPU without one gives its SM count and L2 size, and
 // the sm90 ranking weighs them: an H100's 50 MB of L2 puts a fused bf16
-// 8192^3 on 128x256 (the H200's 60 on pingpong), and 114 SMs put 1536^3 on
-// 128x192 (132 on 128x160, whose 120 tiles then fill one wave). Nothing is
-// read: the tensors only describe CUDA memory at aligned addresses.
+// 8192^3 on 128x192 pingpong (the H200's 60 on 128x128 pingpong), and 114
+// SMs put 1536^3 on 128x192 (132 on 128x160, whose 120 tiles then fill one
+// wave). Nothing is read: the tensors only describe CUDA memory at aligned
+// addresses.
 TEST_F(Operators, TheDescribedGpusSmCountAndL2SteerTheRanking) {
   std::uintptr_t next = std::uintptr_t{1} << 40;
   auto described = [&](DType dtype, Dims shape) {
@@ -163,7 +164,7 @@ TEST_F(Operators, TheDescribedGpusSmCountAndL2SteerTheRanking) {
   query.l2_bytes = std::int64_t{60} << 20;
   EXPECT_EQ(first(fused, query), "sm90_wgmma_128x128x64_c1x1_pingpong_16bit");
   query.l2_bytes = std::int64_t{50} << 20;
-  EXPECT_EQ(first(fused, query), "sm90_wgmma_128x256x64_c1x1_16bit");
+  EXPECT_EQ(first(fused, query), "sm90_wgmma_128x192x64_c1x1_pingpong_16bit");
 
   const std::int64_t m = 1536;
   const GemmArguments mid{.A = described(DType::bf16, {1, m, m}),

@@ -1188,8 +1188,10 @@ TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
 
 TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) {
   // The H100 (50 MB of L2) ran 128x256 1x1 faster than 128x128 pingpong for
-  // fused epilogues where 128x256 has many waves of long K; the H200 (60 MB)
-  // the other way. A GEMM alone takes 128x256 on both (above).
+  // fused epilogues where 128x256 has many waves of long K, and 128x192
+  // pingpong faster than both where it has at least 12 waves of 32 k-blocks;
+  // the H200 (60 MB) keeps 128x128 pingpong. A GEMM alone takes 128x256 on
+  // both (above).
   constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
   constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // kSm90DefaultL2Bytes
   const auto best = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
@@ -1202,11 +1204,20 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
   };
   EXPECT_EQ(best(8192, 8192, 8192, kH200L2), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(4096, 14336, 4096, kH200L2), "128x128x64_c1x1_pingpong");
-  EXPECT_EQ(best(8192, 8192, 8192, kH100L2), "128x256x64_c1x1");
-  EXPECT_EQ(best(4096, 14336, 4096, kH100L2), "128x256x64_c1x1");
-  EXPECT_EQ(best(16384, 8192, 8192, kH100L2), "128x256x64_c1x1");
-  EXPECT_EQ(best(4096, 14336, 3072, kH100L2), "128x256x64_c1x1");
-  EXPECT_EQ(best(8192, 8192, 2560, kH100L2), "128x256x64_c1x1");
+  EXPECT_EQ(best(8192, 8192, 8192, kH100L2), "128x192x64_c1x1_pingpong");
+  EXPECT_EQ(best(4096, 14336, 4096, kH100L2), "128x192x64_c1x1_pingpong");
+  EXPECT_EQ(best(16384, 8192, 8192, kH100L2), "128x192x64_c1x1_pingpong");
+  EXPECT_EQ(best(4096, 14336, 3072, kH100L2), "128x192x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 2560, kH100L2), "128x192x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 8192, 2048, kH100L2), "128x192x64_c1x1_pingpong");
+  EXPECT_EQ(best(16384, 4096, 2048, kH100L2), "128x192x64_c1x1_pingpong");
+  // Fewer waves of it: 128x256 where that still has 8 (4096x8192x8192,
+  // 10.4 of 128x192, where the two measured even), else 128x128 pingpong
+  // (10.7 of 128x192 measured 2% slower than it).
+  EXPECT_EQ(best(4096, 8192, 8192, kH100L2), "128x256x64_c1x1");
+  EXPECT_EQ(best(2048, 8192, 8192, kH100L2), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(16384, 2048, 2048, kH100L2), "128x128x64_c1x1_pingpong");
+  EXPECT_EQ(best(8192, 4096, 2048, kH100L2), "128x128x64_c1x1_pingpong");
   // Few waves of 128x256 (4096^3: 3.9), short K (8192x8192x1024 and x1536:
   // 16 and 24 k-blocks, where the cooperative epilogue is exposed most),
   // fp8 and int8 (int8 measured 5-15% slower on 128x256) keep the H200's
