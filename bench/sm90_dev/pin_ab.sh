@@ -3,7 +3,8 @@
 # for each case, four processes of bench/epilogue_bench in the order
 # X Y Y X, each with one operator pinned (--operator) and cuBLASLt's GEMM
 # alone beside it in the same process (block-interleaved, L2 flushed).
-# Prints one line per row: the pin, both medians and their ratio.
+# Prints one line per run and row: the pin, both medians and their ratio;
+# then per row the mean of Y's medians over the mean of X's.
 # With PIN_AB_PATCH, Y runs a second build with that patch applied.
 #
 # usage: bench/sm90_dev/pin_ab.sh CASES_FILE
@@ -35,6 +36,7 @@ if [[ -n ${PIN_AB_PATCH:-} ]]; then
   copy=$(mktemp -d)
   tar -C "$root" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$copy" -xf -
   (cd "$copy" && patch -p1 -s < "$(realpath "$PIN_AB_PATCH")") || exit 1
+  rm -rf "$patched"  # its cache names the last run's copy
   cmake -S "$copy" -B "$patched" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF \
     -DEPIGEMM_BUILD_BENCH=ON -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null || exit 1
   cmake --build "$patched" --target epilogue_bench -j "$(nproc)" | tail -1
@@ -69,7 +71,19 @@ while IFS='|' read -r only budget shape x y; do
     pin=$x
     [[ $tag == Y ]] && pin=$y
     run_pinned "$tag" "$pin" --only "$only" --budget "$budget" "${extra[@]}"
-  done
+  done | tee "$work/case.txt"
+  # Per row: the mean of Y's two medians over the mean of X's.
+  python3 - "$work/case.txt" << 'PY'
+import re, sys
+times = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"([XY]) (.*) ours (\S+) ", line)
+    if m:
+        times.setdefault(m.group(2), {}).setdefault(m.group(1), []).append(float(m.group(3)))
+for row, t in times.items():
+    if "X" in t and "Y" in t:
+        print(f"Y/X {sum(t['Y']) / len(t['Y']) / (sum(t['X']) / len(t['X'])):.3f} {row}")
+PY
   echo "case '$only' done $(( $(date +%s) - start )) s"
 done < "$cases"
 rm -rf "$work"
