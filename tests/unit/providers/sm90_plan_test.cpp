@@ -1242,6 +1242,48 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
   EXPECT_EQ(best(1024, 1024, 1024, kH100L2), best(1024, 1024, 1024, kH200L2));
 }
 
+TEST(Sm90Heuristic, TheWidePingpongTileRanksFirstOnlyWhereItWasMeasured) {
+  // 128x192 pingpong was timed on an H100 only, for fused 16-bit epilogues:
+  // over a grid of shapes it ranks first nowhere on the H200's 60 MB, never
+  // as a GEMM alone, and on 50 MB only at 12 of its waves or more and K of
+  // 32 k-blocks or more (where it measured ahead).
+  ir::Dag plain;
+  plain.outputs = {"D"};
+  ir::Node fetch;
+  fetch.kind = ir::NodeKind::AccFetch;
+  plain.add(fetch);
+  ir::Node store;
+  store.kind = ir::NodeKind::Store;
+  store.store_kind = ir::StoreKind::Tile;
+  store.inputs = {0};
+  plain.add(store);
+  int ranked_first = 0;
+  for (const std::int64_t M : {512, 2048, 3072, 4096, 8192, 16384}) {
+    for (const std::int64_t N : {1024, 2048, 3000, 4096, 8192, 14336}) {
+      for (const std::int64_t K : {512, 1024, 2048, 4096, 8192}) {
+        for (const bool fused : {true, false}) {
+          for (const std::int64_t l2 : {std::int64_t{50} << 20, std::int64_t{60} << 20}) {
+            detail::Problem p;  // no DAG: ranked as a fused epilogue
+            p.M = M;
+            p.N = N;
+            p.K = K;
+            if (!fused) p.dag = &plain;
+            const Sm90TileConfig best = best_of(p, Sm90OperandClass::bits16, {}, l2);
+            if (!best.pingpong || best.bn != 192) continue;
+            ++ranked_first;
+            SCOPED_TRACE(std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K));
+            EXPECT_TRUE(fused);
+            EXPECT_EQ(l2, std::int64_t{50} << 20);
+            EXPECT_GE((M + 127) / 128 * ((N + 191) / 192), 11 * 132 + 1);
+            EXPECT_GE(K, 32 * 64);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(ranked_first, 0);
+}
+
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   // bf16, row-major A and B: rows 3000 elements (6000 bytes) apart cost the
   // L2 fill twice, so a 2x1 cluster (B shared) ranks first, on 128x192 (2.9
