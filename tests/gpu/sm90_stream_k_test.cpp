@@ -70,6 +70,20 @@ void add_k_major_cut_case(GpuProblem& p, DType ab, const Extents& s) {
 class Sm90StreamK : public ::testing::Test {
  protected:
   std::mt19937 rng{std::random_device{}()};
+
+  /// add_cut_case's problem of extents `s` on `config`, which must cut
+  /// tiles, against the reference: two launches per poison on the same
+  /// stream, the second finding the flags the first left (all back to
+  /// zero) and the partials it wrote.
+  void expect_cut_case_matches(const runtime::Driver& driver, const detail::Sm90TileConfig& config,
+                               const Extents& s) {
+    SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
+    ASSERT_GT(cut_tiles(driver, config, s), 0) << "the shape no longer takes stream-K";
+    GpuProblem p(driver, rng);
+    add_cut_case(p, s);
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+  }
 };
 
 TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
@@ -81,17 +95,7 @@ TEST_F(Sm90StreamK, CutTilesMatchTheReference) {
   const std::vector<Extents> shapes[] = {{{1, 1920, 2304, 2048}, {1, 1900, 2290, 1999}, {3, 1280, 1152, 1500}},
                                        {{1, 2048, 2176, 2048}, {1, 2000, 2100, 1999}, {2, 1024, 2176, 1500}}};
   for (const int cluster_m : {1, 2}) {
-    const detail::Sm90TileConfig config = pingpong(cluster_m);
-    for (const Extents& s : shapes[cluster_m - 1]) {
-      SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
-      ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
-      GpuProblem p(*driver, rng);
-      add_cut_case(p, s);
-      // Two launches per poison on the same stream: the second finds the
-      // flags the first left (all back to zero) and the partials it wrote.
-      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
-      run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
-    }
+    for (const Extents& s : shapes[cluster_m - 1]) expect_cut_case_matches(*driver, pingpong(cluster_m), s);
   }
 }
 
@@ -102,12 +106,7 @@ TEST_F(Sm90StreamK, TheWidePingpongTilesCutTilesMatchTheReference) {
   EPIGEMM_REQUIRE_132_SMS(driver);
   const detail::Sm90TileConfig config = pingpong(1, detail::Sm90OperandClass::bits16, 192);
   for (const Extents& s : {Extents{1, 1920, 3456, 2048}, Extents{1, 1900, 3400, 1999}, Extents{3, 1280, 1728, 1500}}) {
-    SCOPED_TRACE("tile " + config.shape_name() + ", " + describe(s));
-    ASSERT_GT(cut_tiles(*driver, config, s), 0) << "the shape no longer takes stream-K";
-    GpuProblem p(*driver, rng);
-    add_cut_case(p, s);
-    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
-    run_sm90_and_compare(p, DType::f32, DType::f32, pin_config(config));
+    expect_cut_case_matches(*driver, config, s);
   }
 }
 
