@@ -204,6 +204,13 @@ bool stores_accumulator_only(const Problem& p) {
       return false;
   return true;
 }
+/// Whether the epilogue stages its chunks in a loop and reads a bound tile input.
+bool loops_over_read_tiles(const Problem& p) {
+  if (p.dag == nullptr || !sm90_long_epilogue(*p.dag, p.compute)) return false;
+  return std::any_of(p.inputs.begin(), p.inputs.end(), [](const EpilogueOperand& in) {
+    return in.load_kind == ir::LoadKind::Tile && in.tensor != nullptr;
+  });
+}
 /// A 128-row tile with M <= 64 gives its second consumer rows wholly outside
 /// M (zeros TMA fills in, and wgmmas over them): 128x64 took 71 us at M = 16,
 /// N = K = 8192 (bf16 A/B, e4m3 D); 64x128 then took 52 us.
@@ -265,9 +272,25 @@ std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
 /// waves count it whole already); everywhere else, unmeasured (the H200
 /// among them) or slower, it ranks behind the others
 /// (kWidePingpongElsewhere), and is there to pin or to time.
+/// Its staging slots do not hold a consumer's whole part, so its threads
+/// read tile inputs (C) from global memory; in an unrolled epilogue those
+/// loads go out early (relu+F and alpha*acc+beta*C above), in a looped one
+/// (sm90_long_epilogue) each chunk waits for its own. Epilogues that read C
+/// and loop (H100, 2026-12-06, bf16, autotune's interleaved rounds without
+/// an L2 flush), the tile's time over the fastest of five others at
+/// 4096x14336x4096 / 8192x8192x2048: gelu(acc + C + colb + bias) 1.03 /
+/// 1.16, F = acc*alpha + 2C + colb, D = gelu(F + bias) with F out 1.10 /
+/// 1.28, with a row sum of F and amax of D too 1.17 / 1.42 (it lost at
+/// 8192x8192x4096, 1.15, and won only from K = 6144: 6144^3 0.91, 8192^3
+/// 0.96). Looped epilogues without C kept it first there: gelu with F out
+/// 0.91 / 1.01, gelu with a row sum 0.93 / 0.95, gelu with amax 0.92 /
+/// 0.92. So epilogues that read C and loop rank it first only from
+/// kWidePingpongReadLoopMinKBlocks k-blocks, where the main loop hides the
+/// waits.
 constexpr double kSmallL2WidePingpongTime = 0.92;
 constexpr double kWidePingpongMinWaves = 12.0;
 constexpr std::int64_t kWidePingpongMinKBlocks = 32;
+constexpr std::int64_t kWidePingpongReadLoopMinKBlocks = 96;
 constexpr double kWidePingpongElsewhere = 1.25;
 
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
@@ -621,7 +644,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const bool wide_pingpong = c.pingpong && c.bn == 192;
   const bool wide_pingpong_ranked = wide_pingpong && l2_bytes < kSmallL2Bytes && c.operands == C::bits16 &&
                                     !stores_accumulator_only(p) && waves >= kWidePingpongMinWaves &&
-                                    k_block_count >= kWidePingpongMinKBlocks;
+                                    k_block_count >= (loops_over_read_tiles(p) ? kWidePingpongReadLoopMinKBlocks
+                                                                               : kWidePingpongMinKBlocks);
   if (c.pingpong) {
     if (waves < kPingpongMinWaves) time *= 1.25;
     if (c.cluster_m == 2) time *= 1.01;  // 1x1 measured 1-4% faster at the mid sizes

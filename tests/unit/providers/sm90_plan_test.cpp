@@ -1284,6 +1284,64 @@ TEST(Sm90Heuristic, TheWidePingpongTileRanksFirstOnlyWhereItWasMeasured) {
   EXPECT_GT(ranked_first, 0);
 }
 
+TEST(Sm90Heuristic, LoopedEpiloguesThatReadCTakeTheWidePingpongTileOnlyAtLongK) {
+  // D = gelu(acc + C): the 128x192 pingpong tile's threads read C from
+  // global memory, and in a looped epilogue every chunk waits for its loads;
+  // on an H100 it lost at K = 2048 and 4096 and won from 6144. gelu(acc)
+  // without C, and relu(acc + C) (unrolled), keep it from K = 2048.
+  constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
+  const auto node = [](ir::NodeKind kind, std::vector<ir::NodeId> inputs, ir::OpCode op = ir::OpCode::add) {
+    ir::Node n;
+    n.kind = kind;
+    n.inputs = std::move(inputs);
+    n.op = op;
+    if (kind == ir::NodeKind::Load) n.load_kind = ir::LoadKind::Tile;
+    if (kind == ir::NodeKind::Store) n.store_kind = ir::StoreKind::Tile;
+    return n;
+  };
+  const auto dag_of = [&](ir::OpCode activation, bool reads_c) {
+    ir::Dag dag;
+    dag.outputs = {"D"};
+    dag.add(node(ir::NodeKind::AccFetch, {}));
+    ir::NodeId x = 0;
+    if (reads_c) {
+      dag.add(node(ir::NodeKind::Load, {}));
+      x = dag.add(node(ir::NodeKind::Compute, {0, 1}, ir::OpCode::add));
+    }
+    dag.add(node(ir::NodeKind::Compute, {x}, activation));
+    dag.add(node(ir::NodeKind::Store, {static_cast<ir::NodeId>(dag.nodes.size() - 1)}));
+    return dag;
+  };
+  const TensorRef c_tensor{};
+  const auto best = [&](std::int64_t M, std::int64_t N, std::int64_t K, ir::OpCode activation, bool reads_c) {
+    const ir::Dag dag = dag_of(activation, reads_c);
+    detail::Problem p;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    p.dag = &dag;
+    if (reads_c) {
+      detail::EpilogueOperand c;
+      c.load_kind = ir::LoadKind::Tile;
+      c.tensor = &c_tensor;
+      p.inputs.push_back(c);
+    }
+    return shape_of(best_of(p, Sm90OperandClass::bits16, {}, kH100L2));
+  };
+  const std::string wide = "128x192x64_c1x1_pingpong";
+  for (const std::int64_t K : {2048, 4096}) {
+    SCOPED_TRACE(K);
+    EXPECT_NE(best(4096, 14336, K, ir::OpCode::gelu, true), wide);
+    EXPECT_NE(best(8192, 8192, K, ir::OpCode::gelu, true), wide);
+    EXPECT_EQ(best(4096, 14336, K, ir::OpCode::gelu, false), wide);
+    EXPECT_EQ(best(8192, 8192, K, ir::OpCode::relu, true), wide);
+  }
+  EXPECT_EQ(best(6144, 6144, 6144, ir::OpCode::gelu, true), wide);
+  EXPECT_EQ(best(8192, 8192, 8192, ir::OpCode::gelu, true), wide);
+  // silu is short in f32 (unrolled): C is read early.
+  EXPECT_EQ(best(8192, 8192, 2048, ir::OpCode::silu, true), wide);
+}
+
 TEST(Sm90Heuristic, RowsNot128ByteAlignedPreferTilesThatLoadFewerRows) {
   // bf16, row-major A and B: rows 3000 elements (6000 bytes) apart cost the
   // L2 fill twice, so a 2x1 cluster (B shared) ranks first, on 128x192 (2.9
