@@ -132,14 +132,6 @@ inline std::uint64_t sm90_repack_bytes(const Sm90Plan& plan) noexcept {
   return plan.repack_a.active ? plan.repack_a.bytes() : 0;
 }
 
-/// Whether the epilogue calls a transcendental function: inlined once per
-/// element of a whole tile, such code outgrows the instruction cache, so the
-/// kernel stages its output chunks in a loop instead (measured on the H200:
-/// gelu(acc + bias) at 4096^3 1.25x -> 1.17x cuBLAS time; short epilogues
-/// lose 2-4% in a loop). In f32, sigmoid, silu and gelu_tanh are 4-7
-/// instructions (one ex2, one reciprocal), as short as the arithmetic.
-bool sm90_long_epilogue(const ir::Dag& dag, DType compute);
-
 /// Whether `problem` fits the sm90 kernel with `config`, and if so its plan.
 /// Reasons name the operand at fault and what would make it fit. Looks at
 /// dtypes, layouts, strides, pointers' 16-byte alignment and extents only:

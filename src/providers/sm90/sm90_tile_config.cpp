@@ -204,9 +204,8 @@ bool stores_accumulator_only(const Problem& p) {
       return false;
   return true;
 }
-/// Whether the epilogue stages its chunks in a loop and reads a bound tile input.
-bool loops_over_read_tiles(const Problem& p) {
-  if (p.dag == nullptr || !sm90_long_epilogue(*p.dag, p.compute)) return false;
+/// Whether the epilogue reads a bound tile input (C).
+bool reads_tile_input(const Problem& p) {
   return std::any_of(p.inputs.begin(), p.inputs.end(), [](const EpilogueOperand& in) {
     return in.load_kind == ir::LoadKind::Tile && in.tensor != nullptr;
   });
@@ -273,24 +272,25 @@ std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
 /// among them) or slower, it ranks behind the others
 /// (kWidePingpongElsewhere), and is there to pin or to time.
 /// Its staging slots do not hold a consumer's whole part, so its threads
-/// read tile inputs (C) from global memory; in an unrolled epilogue those
-/// loads go out early (relu+F and alpha*acc+beta*C above), in a looped one
-/// (sm90_long_epilogue) each chunk waits for its own. Epilogues that read C
-/// and loop (H100, 2026-12-06, bf16, autotune's interleaved rounds without
-/// an L2 flush), the tile's time over the fastest of five others at
-/// 4096x14336x4096 / 8192x8192x2048: gelu(acc + C + colb + bias) 1.03 /
-/// 1.16, F = acc*alpha + 2C + colb, D = gelu(F + bias) with F out 1.10 /
-/// 1.28, with a row sum of F and amax of D too 1.17 / 1.42 (it lost at
-/// 8192x8192x4096, 1.15, and won only from K = 6144: 6144^3 0.91, 8192^3
-/// 0.96). Looped epilogues without C kept it first there: gelu with F out
-/// 0.91 / 1.01, gelu with a row sum 0.93 / 0.95, gelu with amax 0.92 /
-/// 0.92. So epilogues that read C and loop rank it first only from
-/// kWidePingpongReadLoopMinKBlocks k-blocks, where the main loop hides the
-/// waits.
+/// read tile inputs (C) from global memory, and each chunk of the epilogue
+/// waits for its own. Epilogues that read C (H100, 2026-12-06, bf16,
+/// autotune's interleaved rounds without an L2 flush), the tile's time over
+/// the fastest of five others at 4096x14336x4096 / 8192x8192x2048:
+/// silu(acc + bias) * C 1.01-1.065 / 1.08-1.10, gelu(acc + C + colb +
+/// bias) 1.03 / 1.16, F = acc*alpha + 2C + colb, D = gelu(F + bias) with F
+/// out 1.10 / 1.28, with a row sum of F and amax of D too 1.17 / 1.42 (it
+/// lost at 8192x8192x4096 too, 1.15). From K = 6144 it won: gelu(acc + C +
+/// colb + bias) at 6144^3 0.965, the heaviest 0.91 there and 0.96 at
+/// 8192^3; gelu(acc + C) at 6144^3 came within 1.025 of 128x256 2x1, ahead
+/// of 1x1. (Session 67 had relu+F and alpha*acc+beta*C at 0.99-1.01 of
+/// 128x256 1x1 at 4096x14336x4096.) Epilogues without C kept it first at
+/// the two shapes: gelu with F out 0.91 / 1.01, gelu with a row sum 0.93 /
+/// 0.95, gelu with amax 0.92 / 0.92. So epilogues that read a tile rank it
+/// first only from kWidePingpongReadMinKBlocks k-blocks.
 constexpr double kSmallL2WidePingpongTime = 0.92;
 constexpr double kWidePingpongMinWaves = 12.0;
 constexpr std::int64_t kWidePingpongMinKBlocks = 32;
-constexpr std::int64_t kWidePingpongReadLoopMinKBlocks = 96;
+constexpr std::int64_t kWidePingpongReadMinKBlocks = 96;
 constexpr double kWidePingpongElsewhere = 1.25;
 
 /// Below this many tiles per CTA a pingpong consumer has no other tile to
@@ -642,10 +642,11 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // few waves: the 1x1 grid balances better (measured at 8192^3 / 4096^3).
   const bool many_waves = waves >= 8;
   const bool wide_pingpong = c.pingpong && c.bn == 192;
+  const std::int64_t wide_pingpong_min_k_blocks =
+      reads_tile_input(p) ? kWidePingpongReadMinKBlocks : kWidePingpongMinKBlocks;
   const bool wide_pingpong_ranked = wide_pingpong && l2_bytes < kSmallL2Bytes && c.operands == C::bits16 &&
                                     !stores_accumulator_only(p) && waves >= kWidePingpongMinWaves &&
-                                    k_block_count >= (loops_over_read_tiles(p) ? kWidePingpongReadLoopMinKBlocks
-                                                                               : kWidePingpongMinKBlocks);
+                                    k_block_count >= wide_pingpong_min_k_blocks;
   if (c.pingpong) {
     if (waves < kPingpongMinWaves) time *= 1.25;
     if (c.cluster_m == 2) time *= 1.01;  // 1x1 measured 1-4% faster at the mid sizes
