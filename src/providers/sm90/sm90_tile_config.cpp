@@ -276,17 +276,17 @@ std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
 /// waits for its own. Epilogues that read C (H100, 2026-12-06, bf16,
 /// autotune's interleaved rounds without an L2 flush), the tile's time over
 /// the fastest of five others at 4096x14336x4096 / 8192x8192x2048:
-/// silu(acc + bias) * C 1.01-1.065 / 1.08-1.10, gelu(acc + C + colb +
-/// bias) 1.03 / 1.16, F = acc*alpha + 2C + colb, D = gelu(F + bias) with F
-/// out 1.10 / 1.31, with a row sum of F and amax of D too 1.17 / 1.42 (it
-/// lost at 8192x8192x4096 too, 1.15). From K = 6144 it won: gelu(acc + C +
-/// colb + bias) at 6144^3 0.955-0.965, the heaviest 0.91 there and 0.96
-/// at 8192^3; gelu(acc + C) at 6144^3 took 1.015-1.03 of 128x256 2x1's
-/// time, ahead of 1x1's. (Session 67 had relu+F and alpha*acc+beta*C at 0.99-1.01 of
-/// 128x256 1x1 at 4096x14336x4096.) Epilogues without C kept it first at
-/// the two shapes: gelu with F out 0.91 / 1.01, gelu with a row sum 0.93 /
-/// 0.95, gelu with amax 0.94 / 0.92. So epilogues that read a tile rank it
-/// first only from kWidePingpongReadMinKBlocks k-blocks.
+/// silu(acc + bias) * C 1.01-1.065 / 1.08-1.10; gelu(acc + C + colb +
+/// bias) 1.03 / 1.16; F = acc*alpha + 2C + colb, D = gelu(F + bias) with F
+/// out 1.10 / 1.31, and with a row sum of F and amax of D too 1.17 / 1.42
+/// (1.15 at 8192x8192x4096). From K = 6144 it led: gelu(acc + C + colb +
+/// bias) at 6144^3 0.955-0.965, the heaviest 0.91 there and 0.96 at
+/// 8192^3; gelu(acc + C) at 6144^3 took 1.015-1.03 of 128x256 2x1's time,
+/// ahead of 1x1's. (Pinned, relu+F and alpha*acc+beta*C took 0.99-1.01 of
+/// 128x256 1x1's at 4096x14336x4096, above.) Epilogues without C kept it
+/// first at the two shapes: gelu with F out 0.91 / 1.01, with column sums
+/// 0.93 / 0.95, with amax 0.94 / 0.92. So epilogues that read a tile rank
+/// it first only from kWidePingpongReadMinKBlocks k-blocks.
 constexpr double kSmallL2WidePingpongTime = 0.92;
 constexpr double kWidePingpongMinWaves = 12.0;
 constexpr std::int64_t kWidePingpongMinKBlocks = 32;
