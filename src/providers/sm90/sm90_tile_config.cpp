@@ -642,11 +642,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // few waves: the 1x1 grid balances better (measured at 8192^3 / 4096^3).
   const bool many_waves = waves >= 8;
   const bool wide_pingpong = c.pingpong && c.bn == 192;
-  const std::int64_t wide_pingpong_min_k_blocks =
-      reads_tile_input(p) ? kWidePingpongReadMinKBlocks : kWidePingpongMinKBlocks;
-  const bool wide_pingpong_ranked = wide_pingpong && l2_bytes < kSmallL2Bytes && c.operands == C::bits16 &&
-                                    !stores_accumulator_only(p) && waves >= kWidePingpongMinWaves &&
-                                    k_block_count >= wide_pingpong_min_k_blocks;
+  const bool wide_pingpong_ranked =
+      wide_pingpong && l2_bytes < kSmallL2Bytes && c.operands == C::bits16 && !stores_accumulator_only(p) &&
+      waves >= kWidePingpongMinWaves &&
+      k_block_count >= (reads_tile_input(p) ? kWidePingpongReadMinKBlocks : kWidePingpongMinKBlocks);
   if (c.pingpong) {
     if (waves < kPingpongMinWaves) time *= 1.25;
     if (c.cluster_m == 2) time *= 1.01;  // 1x1 measured 1-4% faster at the mid sizes
