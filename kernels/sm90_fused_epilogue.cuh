@@ -96,6 +96,11 @@ __device__ __forceinline__ void epg_sm90_prefetch_l2(const void* address) {
   asm volatile("prefetch.global.L2 [%0];" : : "l"(address));
 }
 
+// Brings the 128-byte line holding `address` into the SM's L1.
+__device__ __forceinline__ void epg_sm90_prefetch_l1(const void* address) {
+  asm volatile("prefetch.global.L1 [%0];" : : "l"(address));
+}
+
 // The element type the kernel reads a staged input as (StagesInput in
 // sm90_epilogue.cuh): one per dtype that can share D's staging slots.
 template <int DT> struct EpgSm90Staged;
@@ -399,6 +404,32 @@ struct EpgSm90Hook : EpgSm90StagedInput<Epi, kStaged>, EpgSm90StagedOutput<Epi, 
         chunk_bases<0>(n0, row0, true);
       }
       chunk_out_bases<0>(n0, row0);
+      prefetch_next_tiles<0>(n0 - 2 * static_cast<int>(threadIdx.x % 4) + kChunkCols, row0);
+    }
+
+    // Tile inputs the threads read: the lines of the next chunk (first
+    // column n_next) of the thread's two rows into L1, each lane of a quad
+    // taking one 128-byte step along the row, so that the next chunk's loads
+    // find them there rather than in L2 (each chunk of a looped epilogue
+    // waits for its own loads).
+    template <int I>
+    __device__ __forceinline__ void prefetch_next_tiles(int n_next, int row0) const {
+      if constexpr (I < Epi::kNumInputs) {
+        if constexpr (Epi::kInLoadKind[I] == kEpgLoadTile && I != kStaged && epg_sm90_bit(kUnitIn, I)) {
+          using S = typename EpgStorage<Epi::kInDType[I]>::type;
+          constexpr int kRowBytes = kChunkCols * static_cast<int>(sizeof(S));
+          const int q = static_cast<int>(threadIdx.x % 4);
+          const int n = n_next + q * 128 / static_cast<int>(sizeof(S));
+          if (q * 128 < kRowBytes + 128 && n_next < N) {
+            const EpgOperand& o = p.in[I];
+            const S* at = static_cast<const S*>(o.ptr) + l * o.stride_l + static_cast<long long>(row0) * o.stride_m +
+                          (n < N ? n : N - 1);
+            if (row0 < M) epg_sm90_prefetch_l1(at);
+            if (row0 + 8 < M) epg_sm90_prefetch_l1(at + 8 * o.stride_m);
+          }
+        }
+        prefetch_next_tiles<I + 1>(n_next, row0);
+      }
     }
 
     // kHoldVectors 2: the row vector values loaded at the previous chunk's
