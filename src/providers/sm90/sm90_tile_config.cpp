@@ -286,7 +286,12 @@ std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
 /// 128x256 1x1's at 4096x14336x4096, above.) Epilogues without C kept it
 /// first at the two shapes: gelu with F out 0.91 / 1.01, with column sums
 /// 0.93 / 0.95, with amax 0.94 / 0.92. So epilogues that read a tile rank
-/// it first only from kWidePingpongReadMinKBlocks k-blocks.
+/// it first only from kWidePingpongReadMinKBlocks k-blocks. Since 4837f6b
+/// each chunk asks for the next one's lines of C in L1 (H100, 2026-12-06,
+/// pinned X Y Y X, unflushed): gelu(acc + C) on this tile took 0.935-0.945
+/// of its time before, the heaviest 0.97-0.98, the others 0.98-1.01; with
+/// it, relu+F and alpha*acc+beta*C at 4096x14336x4096 (suite, flushed)
+/// took 0.99-1.04 of 128x256 1x1's time, so the threshold stays.
 constexpr double kSmallL2WidePingpongTime = 0.92;
 constexpr double kWidePingpongMinWaves = 12.0;
 constexpr std::int64_t kWidePingpongMinKBlocks = 32;
