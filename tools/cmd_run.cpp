@@ -29,6 +29,7 @@ struct RunOptions {
   std::int64_t iterations = 1;
   double turn_ms = 0.0;       ///< above 0: timed runs per turn filling about this long
   std::int64_t autotune = 0;  ///< candidates to time (0: take the ranking's first)
+  bool flush_l2 = false;      ///< an L2 flush before each timed run (cuda)
   bool skip_check = false;
 };
 
@@ -56,6 +57,9 @@ FlagSet make_flags() {
   flags.add_value("autotune", "N", "off",
                   "time the first N operators that support the problem (after the filters) in three "
                   "interleaved rounds of the warmup and timed runs, and run the fastest");
+  flags.add_boolean("flush-l2",
+                    "before each timed run, read a buffer of four times the GPU's L2 (at least 64 MiB) so that the "
+                    "run starts with its operands out of L2, as between a network's layers (cuda only)");
   flags.add_boolean("skip-ref-check", "do not compare the outputs with the cpu_reference provider");
   flags.add_epilog(
       "Every parameter not bound by --scalar or --tensor is a tile (L, M, N) of the c dtype; every output\n"
@@ -90,6 +94,7 @@ RunOptions read_run_options(const FlagSet& flags, bool cuda) {
     }
   }
   if (auto v = flags.value("autotune")) o.autotune = parse_integer("autotune", *v, 1, 64);
+  o.flush_l2 = cuda && flags.flag("flush-l2");
   o.skip_check = flags.flag("skip-ref-check");
   return o;
 }
@@ -126,16 +131,19 @@ TimingOptions timing_options(const RunOptions& o, int rounds) {
   return TimingOptions{.rounds = rounds,
                        .warmup = static_cast<int>(o.warmup),
                        .iterations = static_cast<int>(o.iterations),
-                       .turn_ms = o.turn_ms};
+                       .turn_ms = o.turn_ms,
+                       .flush_l2 = o.flush_l2};
 }
 
-// "10 timed runs", or under --turn-ms "timed runs filling 100 ms (at least 10)".
+// "10 timed runs", or under --turn-ms "timed runs filling 100 ms (at least
+// 10)"; under --flush-l2 followed by ", L2 flushed before each".
 std::string turn_text(const RunOptions& o) {
-  if (o.turn_ms <= 0.0) return std::to_string(o.iterations) + " timed runs";
+  const std::string flushed = o.flush_l2 ? ", L2 flushed before each" : "";
+  if (o.turn_ms <= 0.0) return std::to_string(o.iterations) + " timed runs" + flushed;
   char text[100];
   std::snprintf(text, sizeof(text), "timed runs filling %g ms (at least %lld)", o.turn_ms,
                 static_cast<long long>(o.iterations));
-  return text;
+  return text + flushed;
 }
 
 // --autotune: times the candidates (time_operators: interleaved rounds of
@@ -222,8 +230,9 @@ int run_command(const std::vector<std::string>& words) {
   const double tflops = ms > 0 ? spec.flops() / (ms * 1e-3) / 1e12 : 0.0;
   char line[200];
   std::snprintf(line, sizeof(line),
-                "time: median %.4f ms over %d iterations (%lld warmup), %.4g TFLOP/s; compile %.1f ms", ms,
-                measured.runs_per_turn, static_cast<long long>(options.warmup), tflops, compile_ms);
+                "time: median %.4f ms over %d iterations (%lld warmup%s), %.4g TFLOP/s; compile %.1f ms", ms,
+                measured.runs_per_turn, static_cast<long long>(options.warmup),
+                options.flush_l2 ? ", L2 flushed before each" : "", tflops, compile_ms);
   std::cout << line << "\n";
 
   if (options.skip_check) {

@@ -1,7 +1,8 @@
 // InterleavedTimer: CUDA events around each run, an L2 flush (a read of a
-// large buffer, L2Flush) before each, variants alternated round by round
-// (each round one run, or one block of runs, of every variant) with the
-// starting variant rotating, and a repetition count sized to a time budget.
+// large buffer, runtime::L2Flush) before each, variants alternated round by
+// round (each round one run, or one block of runs, of every variant) with
+// the starting variant rotating, and a repetition count sized to a time
+// budget.
 #include "interleaved_timer.hpp"
 
 #include <algorithm>
@@ -58,8 +59,18 @@ double quantile(std::vector<double> values, double q) {
   return values[static_cast<std::size_t>(std::lround(rank))];
 }
 
+namespace {
+
+int current_device() {
+  int device = 0;
+  BENCH_CUDA(cudaGetDevice(&device));
+  return device;
+}
+
+}  // namespace
+
 InterleavedTimer::InterleavedTimer(cudaStream_t stream, std::size_t flush_bytes)
-    : stream_(stream), flush_(flush_bytes) {}
+    : stream_(stream), flush_(runtime::Driver::require(), current_device(), flush_bytes, stream) {}
 
 void InterleavedTimer::flush() { flush_.run(stream_); }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench_tensor.hpp"
-#include "l2_flush.hpp"
+#include "runtime/l2_flush.hpp"
 
 namespace epigemm::bench {
 
@@ -49,7 +49,7 @@ struct TimerOptions {
 class InterleavedTimer {
  public:
   /// `flush_bytes` of device memory are read before every timed run so that
-  /// no operand stays in L2 (the H200 has 60 MB of it); see L2Flush.
+  /// no operand stays in L2 (the H200 has 60 MB of it); see runtime::L2Flush.
   InterleavedTimer(cudaStream_t stream, std::size_t flush_bytes);
 
   /// Medians (and spread) for each variant, in the order given.
@@ -66,7 +66,7 @@ class InterleavedTimer {
                   std::vector<std::vector<double>>& times);
 
   cudaStream_t stream_;
-  L2Flush flush_;
+  runtime::L2Flush flush_;
   double flush_ms_ = -1.0;
 };
 

@@ -21,6 +21,12 @@ struct TimingOptions {
   /// GPU's clock falls under sustained load, and by how much depends on the
   /// kernel, so turns should last as long as the real workload's busy spans.
   double turn_ms = 0.0;
+  /// Device tensors: before each timed run (outside its time), read a
+  /// buffer four times the device's L2 (at least 64 MiB) so that the run
+  /// finds none of its operands in L2, as in a network whose other layers
+  /// ran in between rather than in a loop of the same GEMM. Turns sized by
+  /// turn_ms count the runs' time only. No effect on host tensors.
+  bool flush_l2 = false;
 };
 
 /// The most timed runs one turn takes when sized by TimingOptions::turn_ms
@@ -39,11 +45,14 @@ struct OperatorTiming {
 /// rounds, each operator one turn per round (the first turn rotates), so a
 /// clock that drifts under sustained load weighs on all of them alike.
 /// Times with CUDA events on `stream` (a CUstream; null: the default
-/// stream) for device tensors and with the wall clock for host tensors.
+/// stream) for device tensors, each run between its own events when
+/// `flush_l2` puts a flush (on the same stream) before it, and with the wall
+/// clock for host tensors.
 /// Returns the timings fastest first. The outputs of `args` hold whatever
 /// the last run wrote; the inputs are never written. Throws Error when
 /// `ops` is empty, an operator does not support `args`, an option is below
-/// 1 (warmup and turn_ms below 0), or `stream` is capturing a graph.
+/// 1 (warmup and turn_ms below 0), or `stream` is capturing a graph; throws
+/// Error(ErrorKind::Cuda) when the flush's buffer cannot be allocated.
 std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, const GemmArguments& args,
                                            const TimingOptions& options = {}, void* stream = nullptr);
 

@@ -160,6 +160,7 @@ def time_operators(
     iterations: int = 10,
     turn_ms: float = 0.0,
     stream: Any = None,
+    flush_l2: bool = False,
 ) -> List[OperatorTiming]:
     """Compiles each operator, then runs them on `args` in `rounds`
     interleaved rounds (each operator one turn of `warmup` untimed and
@@ -168,7 +169,10 @@ def time_operators(
     `turn_ms` above 0 a turn takes as many timed runs (at least
     `iterations`) as last about that long, sized per operator from one run
     timed alone: let turns last as long as the real workload keeps the GPU
-    busy, as its clock falls under sustained load. Times with CUDA events
+    busy, as its clock falls under sustained load. With `flush_l2`, each
+    timed run of CUDA tensors follows (outside its time) a read of a buffer
+    four times the GPU's L2, at least 64 MiB, so that it finds none of its
+    operands in L2, as between a network's layers. Times with CUDA events
     on `stream` (as for Operator.run) for CUDA tensors, the wall clock for
     host arrays. Returns the timings fastest first; `args`' outputs hold
     whatever the last run wrote. The built-in ranking is fitted to one GPU
@@ -178,9 +182,12 @@ def time_operators(
     for op in ops:
         if not isinstance(op, Operator):
             raise TypeError(f"ops must be Operators, not {type(op).__name__}")
+    if not isinstance(flush_l2, bool):
+        raise TypeError(f"flush_l2 must be a bool, not {type(flush_l2).__name__}")
     cpp = _cpp_args(args)
+    stream_handle = resolve_stream(stream, args._stream_source)
     timed = _ext.time_operators(
-        [op._op for op in ops], cpp, rounds, warmup, iterations, turn_ms, resolve_stream(stream, args._stream_source)
+        [op._op for op in ops], cpp, rounds, warmup, iterations, turn_ms, flush_l2, stream_handle
     )
     return [OperatorTiming(Operator(op), *measured) for op, *measured in timed]
 

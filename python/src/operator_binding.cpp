@@ -140,16 +140,16 @@ void bind_operators(nb::module_& m) {
   m.def(
       "time_operators",
       [](const std::vector<Operator>& ops, const PyGemmArguments& args, int rounds, int warmup, int iterations,
-         double turn_ms, std::uintptr_t stream) {
+         double turn_ms, bool flush_l2, std::uintptr_t stream) {
         std::vector<std::tuple<Operator, double, double, int>> out;
-        for (const OperatorTiming& t : time_operators(ops, args.args, {rounds, warmup, iterations, turn_ms},
-                                                      reinterpret_cast<void*>(stream))) {
+        const TimingOptions options{rounds, warmup, iterations, turn_ms, flush_l2};
+        for (const OperatorTiming& t : time_operators(ops, args.args, options, reinterpret_cast<void*>(stream))) {
           out.emplace_back(t.op, t.median_ms, t.compile_ms, t.runs_per_turn);
         }
         return out;
       },
       nb::arg("ops"), nb::arg("args"), nb::arg("rounds"), nb::arg("warmup"), nb::arg("iterations"),
-      nb::arg("turn_ms"), nb::arg("stream"), nb::call_guard<nb::gil_scoped_release>());
+      nb::arg("turn_ms"), nb::arg("flush_l2"), nb::arg("stream"), nb::call_guard<nb::gil_scoped_release>());
   m.def("device_target_sm", &device_target_sm,
         "The SM version of the current CUDA device (e.g. 90), or 0 without one.");
 }

@@ -1,6 +1,7 @@
 // time_operators: compile, size each operator's turn (a run count, or as
 // many runs as fill turn_ms), then interleaved rounds of warmup and timed
-// runs, timed by CUDA events on a device and the wall clock on the host.
+// runs, timed by CUDA events on a device (with flush_l2, an L2 flush before
+// each timed run) and the wall clock on the host.
 #include "epigemm/timing.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "epigemm/error.hpp"
 #include "runtime/cuda_objects.hpp"
 #include "runtime/driver.hpp"
+#include "runtime/l2_flush.hpp"
 
 namespace epigemm {
 namespace {
@@ -27,9 +29,10 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// One turn: `warmup` runs, then `runs` timed runs appended to `times`.
+// One turn: `warmup` runs, then `runs` timed runs appended to `times`;
+// with `flush`, each timed run after a flush, between its own two events.
 void take_turn(Operator& op, const GemmArguments& args, int warmup, int runs, const runtime::Driver* driver,
-               void* stream, std::vector<double>& times) {
+               const runtime::L2Flush* flush, void* stream, std::vector<double>& times) {
   for (int i = 0; i < warmup; ++i) op.run(args, stream);
   if (driver == nullptr) {
     for (int i = 0; i < runs; ++i) {
@@ -40,6 +43,22 @@ void take_turn(Operator& op, const GemmArguments& args, int warmup, int runs, co
     return;
   }
   const auto cu_stream = static_cast<CUstream>(stream);
+  if (flush != nullptr) {
+    std::vector<runtime::Event> starts, stops;
+    for (int i = 0; i < runs; ++i) {
+      starts.emplace_back(*driver);
+      stops.emplace_back(*driver);
+    }
+    for (int i = 0; i < runs; ++i) {
+      flush->run(cu_stream);
+      starts[static_cast<std::size_t>(i)].record(cu_stream);
+      op.run(args, stream);
+      stops[static_cast<std::size_t>(i)].record(cu_stream);
+    }
+    if (runs > 0) stops.back().synchronize();
+    for (std::size_t i = 0; i < stops.size(); ++i) times.push_back(runtime::Event::elapsed_ms(starts[i], stops[i]));
+    return;
+  }
   std::vector<runtime::Event> events;
   for (int i = 0; i <= runs; ++i) events.emplace_back(*driver);
   events[0].record(cu_stream);
@@ -56,10 +75,10 @@ void take_turn(Operator& op, const GemmArguments& args, int warmup, int runs, co
 // Timed runs per turn: `iterations`, or under turn_ms as many as last about
 // that long, judged by one run timed alone after the warmup.
 int runs_per_turn(Operator& op, const GemmArguments& args, const TimingOptions& o, const runtime::Driver* driver,
-                  void* stream) {
+                  const runtime::L2Flush* flush, void* stream) {
   if (o.turn_ms <= 0.0) return o.iterations;
   std::vector<double> one;
-  take_turn(op, args, std::max(o.warmup, 1), 1, driver, stream, one);
+  take_turn(op, args, std::max(o.warmup, 1), 1, driver, flush, stream, one);
   const double fewest = o.iterations, most = std::max(o.iterations, kMaxRunsPerTurn);
   const double runs = one[0] > 0.0 ? std::ceil(o.turn_ms / one[0]) : most;
   return static_cast<int>(std::clamp(runs, fewest, most));
@@ -89,6 +108,13 @@ std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, con
                   "time_operators: the stream is capturing a graph, so nothing would run to be timed");
     }
   }
+  std::optional<runtime::L2Flush> flush;
+  if (options.flush_l2 && driver != nullptr) {
+    const int device = problem.device_index;
+    flush.emplace(*driver, device, runtime::L2Flush::default_bytes(driver->device_info(device)),
+                  static_cast<CUstream>(stream));
+  }
+  const runtime::L2Flush* flush_or_null = flush ? &*flush : nullptr;
   std::vector<OperatorTiming> timings;
   for (const Operator& op : ops) {
     timings.push_back({op, 0.0, 0.0, 0});
@@ -96,12 +122,13 @@ std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, con
     timings.back().op.compile(args);  // throws, naming the operator, where it does not support args
     timings.back().compile_ms = ms_since(start);
   }
-  for (OperatorTiming& t : timings) t.runs_per_turn = runs_per_turn(t.op, args, options, driver, stream);
+  for (OperatorTiming& t : timings) t.runs_per_turn = runs_per_turn(t.op, args, options, driver, flush_or_null, stream);
   std::vector<std::vector<double>> times(timings.size());
   for (int round = 0; round < options.rounds; ++round) {
     for (std::size_t turn = 0; turn < timings.size(); ++turn) {
       const std::size_t i = (turn + static_cast<std::size_t>(round)) % timings.size();
-      take_turn(timings[i].op, args, options.warmup, timings[i].runs_per_turn, driver, stream, times[i]);
+      take_turn(timings[i].op, args, options.warmup, timings[i].runs_per_turn, driver, flush_or_null, stream,
+                times[i]);
     }
   }
   for (std::size_t i = 0; i < timings.size(); ++i) timings[i].median_ms = median(times[i]);

@@ -1,7 +1,7 @@
 // time_operators on device tensors: the device's first candidates timed by
 // CUDA events on a caller's stream, fastest first, the outputs those runs
-// leave correct and nothing but them written; turns sized by turn_ms; a
-// capturing stream is refused.
+// leave correct and nothing but them written; turns sized by turn_ms; runs
+// behind L2 flushes; a capturing stream is refused.
 #include <algorithm>
 #include <set>
 
@@ -65,6 +65,20 @@ TEST(TimeOperatorsGpu, TimesCandidatesOnAStreamAndLeavesCorrectOutputs) {
   }
   EXPECT_LE(sized.runs_per_turn, kMaxRunsPerTurn);
   p.compare_outputs("after a turn sized by turn_ms");
+
+  // With flush_l2 a flush precedes each timed run (outside its time): the
+  // outputs are the same, and nothing else is written.
+  p.poison_outputs(0x3C, stream);
+  const std::vector<OperatorTiming> flushed =
+      time_operators(ops, args, {.rounds = 1, .warmup = 1, .iterations = 3, .flush_l2 = true}, stream);
+  driver->check(driver->stream_synchronize(stream), "waiting for the flushed runs");
+  ASSERT_EQ(flushed.size(), ops.size());
+  for (const OperatorTiming& t : flushed) {
+    EXPECT_GT(t.median_ms, 0.0) << t.op.name();
+    EXPECT_EQ(t.runs_per_turn, 3);
+  }
+  p.compare_outputs("after runs behind L2 flushes");
+  p.expect_only_outputs_written(0x3C, "time_operators with flush_l2");
 
   // A stream capturing a graph would only record the runs: refused.
   GraphApi graph_api;

@@ -160,6 +160,14 @@ def test_time_operators_sizes_turns_by_turn_ms(args):
     assert_stored(args.epilogue["D"], args.expected)
 
 
+def test_time_operators_flush_l2_leaves_host_runs_as_they_are(args):
+    op = eg.get_operators(args, providers="cpu_reference")[0]
+    args.epilogue["D"].fill(np.nan)
+    (timing,) = eg.time_operators([op], args, rounds=1, warmup=0, iterations=2, flush_l2=True)
+    assert timing.median_ms > 0 and timing.runs_per_turn == 2
+    assert_stored(args.epilogue["D"], args.expected)
+
+
 def test_time_operators_rejects_bad_input(args):
     op = eg.get_operators(args, providers="cpu_reference")[0]
     with pytest.raises(ValueError, match="no operators"):
@@ -170,3 +178,5 @@ def test_time_operators_rejects_bad_input(args):
         eg.time_operators([op], args, turn_ms=-1)
     with pytest.raises(TypeError, match="Operators"):
         eg.time_operators(["cpu_reference"], args)
+    with pytest.raises(TypeError, match="flush_l2 must be a bool"):
+        eg.time_operators([op], args, flush_l2=1)

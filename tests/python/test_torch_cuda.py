@@ -199,3 +199,9 @@ def test_time_operators_on_a_torch_stream(target_sm):
     side.synchronize()
     assert timing.runs_per_turn > 2
     torch.testing.assert_close(D, reference())
+    D.fill_(float("nan"))
+    torch.cuda.synchronize()
+    flushed = eg.time_operators(ops, args, rounds=1, warmup=1, iterations=2, stream=side, flush_l2=True)
+    side.synchronize()
+    assert all(t.median_ms > 0 and t.runs_per_turn == 2 for t in flushed)
+    torch.testing.assert_close(D, reference())

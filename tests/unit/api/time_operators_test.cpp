@@ -71,6 +71,17 @@ TEST_F(TimeOperators, SizesTurnsByTurnMs) {
   g.expect_tile(D, [&](auto l, auto m, auto n) { return std::max(0.0, g.accum(l, m, n) - C.get({l, m, n})); });
 }
 
+TEST_F(TimeOperators, FlushL2HasNoEffectOnHostTensors) {
+  const GemmArguments a = args();
+  const std::vector<Operator> ops = get_operators(a);
+  ASSERT_FALSE(ops.empty());
+  const OperatorTiming t =
+      time_operators({ops[0]}, a, {.rounds = 2, .warmup = 0, .iterations = 2, .flush_l2 = true}).front();
+  EXPECT_GT(t.median_ms, 0.0);
+  EXPECT_EQ(t.runs_per_turn, 2);
+  g.expect_tile(D, [&](auto l, auto m, auto n) { return std::max(0.0, g.accum(l, m, n) - C.get({l, m, n})); });
+}
+
 TEST_F(TimeOperators, RejectsNoOperatorsBadOptionsAndUnsupportedOperators) {
   const GemmArguments a = args();
   const std::vector<Operator> ops = get_operators(a);

@@ -4,6 +4,7 @@
 // a rejected cached image, CUDA errors by name, and events.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 
 #include "epigemm/error.hpp"
 #include "runtime/kernel_cache.hpp"
+#include "runtime/l2_flush.hpp"
 #include "support/env.hpp"
 #include "unit/support/test_env.hpp"
 
@@ -348,7 +350,37 @@ TEST(GpuRuntime, EventsTime) {
   EXPECT_GE(Event::elapsed_ms(start, stop), 0.0f);
 }
 
-// Runs only when spawned: an out-of-bounds write must surface as an Error
+// The flush reads its whole buffer: no device streams 4x its L2 from memory
+// faster than 20 TB/s, so a kernel that skipped the reads would finish too
+// soon. Runs on a non-blocking stream, after its own fill on that stream.
+TEST(GpuRuntime, L2FlushReadsItsWholeBuffer) {
+  REQUIRE_GPU();
+  const Driver& d = driver_or_skip();
+  ContextGuard guard(d, 0);
+  const std::size_t bytes = L2Flush::default_bytes(device_info(0));
+  CUstream stream = nullptr;
+  d.check(d.stream_create(&stream, CU_STREAM_NON_BLOCKING), "creating a stream");
+  {
+    const L2Flush flush(d, 0, bytes, stream);
+    EXPECT_EQ(flush.bytes(), bytes);
+    EXPECT_EQ(L2Flush(d, 0, 100, stream).bytes(), 112u) << "rounded up to 16 bytes";
+    Event start(d), stop(d);
+    std::vector<double> ms;
+    for (int i = 0; i < 5; ++i) {
+      start.record(stream);
+      flush.run(stream);
+      stop.record(stream);
+      stop.synchronize();
+      ms.push_back(Event::elapsed_ms(start, stop));
+    }
+    std::sort(ms.begin(), ms.end());
+    EXPECT_GT(ms[2], static_cast<double>(bytes) / 20e12 * 1e3) << "median of 5 flushes of " << bytes << " bytes";
+  }
+  d.check(d.stream_synchronize(stream), "waiting for the flushes");
+  d.check(d.stream_destroy(stream), "destroying the stream");
+}
+
+
 // naming CUDA_ERROR_ILLEGAL_ADDRESS (it poisons the context, hence a child).
 TEST(GpuFaultChild, IllegalAddressIsNamed) {
   if (!env::get(kFaultVar)) GTEST_SKIP() << "helper for GpuRuntime.IllegalAddressSurfacesByName";
