@@ -135,10 +135,13 @@ TimingOptions timing_options(const RunOptions& o, int rounds) {
                        .flush_l2 = o.flush_l2};
 }
 
+// ", L2 flushed before each" under --flush-l2, else nothing.
+const char* flush_text(const RunOptions& o) { return o.flush_l2 ? ", L2 flushed before each" : ""; }
+
 // "10 timed runs", or under --turn-ms "timed runs filling 100 ms (at least
-// 10)"; under --flush-l2 followed by ", L2 flushed before each".
+// 10)"; then flush_text.
 std::string turn_text(const RunOptions& o) {
-  const std::string flushed = o.flush_l2 ? ", L2 flushed before each" : "";
+  const std::string flushed = flush_text(o);
   if (o.turn_ms <= 0.0) return std::to_string(o.iterations) + " timed runs" + flushed;
   char text[100];
   std::snprintf(text, sizeof(text), "timed runs filling %g ms (at least %lld)", o.turn_ms,
@@ -231,8 +234,8 @@ int run_command(const std::vector<std::string>& words) {
   char line[200];
   std::snprintf(line, sizeof(line),
                 "time: median %.4f ms over %d iterations (%lld warmup%s), %.4g TFLOP/s; compile %.1f ms", ms,
-                measured.runs_per_turn, static_cast<long long>(options.warmup),
-                options.flush_l2 ? ", L2 flushed before each" : "", tflops, compile_ms);
+                measured.runs_per_turn, static_cast<long long>(options.warmup), flush_text(options), tflops,
+                compile_ms);
   std::cout << line << "\n";
 
   if (options.skip_check) {
