@@ -380,7 +380,7 @@ TEST(GpuRuntime, L2FlushReadsItsWholeBuffer) {
   d.check(d.stream_destroy(stream), "destroying the stream");
 }
 
-
+// Runs only when spawned: an out-of-bounds write must surface as an Error
 // naming CUDA_ERROR_ILLEGAL_ADDRESS (it poisons the context, hence a child).
 TEST(GpuFaultChild, IllegalAddressIsNamed) {
   if (!env::get(kFaultVar)) GTEST_SKIP() << "helper for GpuRuntime.IllegalAddressSurfacesByName";
