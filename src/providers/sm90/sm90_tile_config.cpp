@@ -268,9 +268,11 @@ std::int64_t padded_box_rows(std::int64_t extent, int tile, bool cut) {
 /// whole: 11.6 is 12) and kWidePingpongMinKBlocks k-blocks take
 /// this factor, and skip the padded-rows term (its last tile column, 128
 /// of 192 columns at N = 8192 or 14336, is one of 43 or 75 there, and the
-/// waves count it whole already); everywhere else, unmeasured (the H200
-/// among them) or slower, it ranks behind the others
-/// (kWidePingpongElsewhere), and is there to pin or to time.
+/// waves count it whole already); everywhere else it ranks behind the
+/// others (kWidePingpongElsewhere), and is there to pin or to time. On an
+/// H200 (2026-12-06, pinned X Y Y X, flushed) it took 0.975-1.05 of 128x128
+/// pingpong's time on the rows above (8192^3, 4096x14336x4096, 6144^3,
+/// K = 2048) and 1.13 at 4096^3: no lead on that card.
 /// Its staging slots do not hold a consumer's whole part, so its threads
 /// read tile inputs (C) from global memory, and each chunk of the epilogue
 /// waits for its own. Epilogues that read C (H100, 2026-12-06, bf16,
