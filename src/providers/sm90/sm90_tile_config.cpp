@@ -196,6 +196,18 @@ constexpr double kWideTileGemmAloneTime = 0.965;
 /// handicap stops growing (an estimate: 8192x8192x1024 fits it, shorter K
 /// is unmeasured as a GEMM alone).
 constexpr double kGemmAloneMaxExposure = 0.05;
+/// Cards with an L2 under kSmallL2Bytes run a 16-bit GEMM alone faster on
+/// 128x256 1x1 than that model says from K = 2048 on. H100, 2026-12-06,
+/// `epigemm run --autotune 4-6 --flush-l2 --turn-ms 50-100` (three rounds),
+/// bf16, 128x256 1x1 over 128x128 pingpong time: 4096x4096x2048 0.89 /
+/// 0.89, 8192x4096x2048 0.90 / 0.85, 8192x8192x2048 0.965 / 0.93,
+/// 8192x8192x3072 0.91, 6144x6144x2048 0.995; below 32 k-blocks it goes
+/// either way: 8192x8192x1536 1.01, 8192x8192x1024 1.03, 4096x4096x1024
+/// 0.95. The factor holds from kSmallL2GemmAloneMinWaves waves of 128x256
+/// (one tile per CTA is unmeasured there).
+constexpr double kSmallL2WideTileGemmAloneTime = 0.95;
+constexpr std::int64_t kSmallL2GemmAloneMinKBlocks = 32;
+constexpr double kSmallL2GemmAloneMinWaves = 3.0;
 bool stores_accumulator_only(const Problem& p) {
   if (p.dag == nullptr || p.dag->outputs.size() != 1) return false;
   for (const ir::Node& n : p.dag->nodes)
@@ -665,6 +677,9 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     if (gemm_alone) {
       time *= 1.0 + std::min(kGemmAloneStoreKBlocks * size_bytes(p.D.dtype) / 2.0 / k_blocks, kGemmAloneMaxExposure);
       if (c.bm == 128 && c.bn == 256) time *= kWideTileGemmAloneTime;
+      if (c.bm == 128 && c.bn == 256 && c.cluster_m == 1 && c.operands == C::bits16 && l2_bytes < kSmallL2Bytes &&
+          k_block_count >= kSmallL2GemmAloneMinKBlocks && waves >= kSmallL2GemmAloneMinWaves)
+        time *= kSmallL2WideTileGemmAloneTime;
     } else {
       time *= kCooperativeEpilogueExposure;
     }

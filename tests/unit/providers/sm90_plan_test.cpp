@@ -1242,6 +1242,47 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
   EXPECT_EQ(best(1024, 1024, 1024, kH100L2), best(1024, 1024, 1024, kH200L2));
 }
 
+TEST(Sm90Heuristic, OnAnH100sL2AGemmAloneTakesTheWideTileFrom32KBlocks) {
+  // D = accum on 50 MB of L2: 128x256 1x1 measured 4-15% faster than
+  // 128x128 pingpong at K = 2048 and 3072 (3.9 waves of 128x256 and up);
+  // at K = 1024 and 1536 pingpong stays, as it does on the H200's 60 MB,
+  // and where 128x256 has a single wave (2048^3, unmeasured on the H100).
+  constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
+  constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;
+  ir::Dag plain;
+  plain.outputs = {"D"};
+  ir::Node fetch;
+  fetch.kind = ir::NodeKind::AccFetch;
+  plain.add(fetch);
+  ir::Node store;
+  store.kind = ir::NodeKind::Store;
+  store.store_kind = ir::StoreKind::Tile;
+  store.inputs = {0};
+  plain.add(store);
+  const auto best = [&](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
+                        Sm90OperandClass operands = Sm90OperandClass::bits16) {
+    detail::Problem p;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    p.dag = &plain;
+    return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }, l2));
+  };
+  const std::string wide = "128x256x64_c1x1", pingpong = "128x128x64_c1x1_pingpong";
+  EXPECT_EQ(best(4096, 4096, 2048, kH100L2), wide);
+  EXPECT_EQ(best(8192, 4096, 2048, kH100L2), wide);
+  EXPECT_EQ(best(8192, 8192, 2048, kH100L2), wide);
+  EXPECT_EQ(best(8192, 8192, 3072, kH100L2), wide);
+  EXPECT_EQ(best(8192, 8192, 1536, kH100L2), pingpong);
+  EXPECT_EQ(best(8192, 8192, 1024, kH100L2), pingpong);
+  EXPECT_EQ(best(2048, 2048, 2048, kH100L2), pingpong);
+  EXPECT_EQ(best(4096, 4096, 2048, kH200L2), pingpong);
+  EXPECT_EQ(best(8192, 8192, 2048, kH200L2), pingpong);
+  // Other operand classes keep their ranking.
+  EXPECT_EQ(best(8192, 8192, 2048, kH100L2, Sm90OperandClass::int8),
+            best(8192, 8192, 2048, kH200L2, Sm90OperandClass::int8));
+}
+
 TEST(Sm90Heuristic, TheWidePingpongTileRanksFirstOnlyWhereItWasMeasured) {
   // 128x192 pingpong was timed on an H100 only, for fused 16-bit epilogues:
   // over a grid of shapes it ranks first nowhere on the H200's 60 MB, never
