@@ -676,10 +676,12 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     const bool gemm_alone = c.operands != C::int8 && c.promote_k_blocks == 0 && stores_accumulator_only(p);
     if (gemm_alone) {
       time *= 1.0 + std::min(kGemmAloneStoreKBlocks * size_bytes(p.D.dtype) / 2.0 / k_blocks, kGemmAloneMaxExposure);
-      if (c.bm == 128 && c.bn == 256) time *= kWideTileGemmAloneTime;
-      if (c.bm == 128 && c.bn == 256 && c.cluster_m == 1 && c.operands == C::bits16 && l2_bytes < kSmallL2Bytes &&
-          k_block_count >= kSmallL2GemmAloneMinKBlocks && waves >= kSmallL2GemmAloneMinWaves)
-        time *= kSmallL2WideTileGemmAloneTime;
+      if (c.bm == 128 && c.bn == 256) {
+        time *= kWideTileGemmAloneTime;
+        if (c.cluster_m == 1 && c.operands == C::bits16 && l2_bytes < kSmallL2Bytes &&
+            k_block_count >= kSmallL2GemmAloneMinKBlocks && waves >= kSmallL2GemmAloneMinWaves)
+          time *= kSmallL2WideTileGemmAloneTime;
+      }
     } else {
       time *= kCooperativeEpilogueExposure;
     }

@@ -1094,6 +1094,21 @@ Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K,
 
 std::string shape_of(const Sm90TileConfig& c) { return c.shape_name(); }
 
+/// D = accum: the DAG of a GEMM alone.
+ir::Dag gemm_alone_dag() {
+  ir::Dag dag;
+  dag.outputs = {"D"};
+  ir::Node fetch;
+  fetch.kind = ir::NodeKind::AccFetch;
+  dag.add(fetch);
+  ir::Node store;
+  store.kind = ir::NodeKind::Store;
+  store.store_kind = ir::StoreKind::Tile;
+  store.inputs = {0};
+  dag.add(store);
+  return dag;
+}
+
 TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
   // Skinny problems of 64 tiles or fewer split K (sm90_split_k_slices) on
@@ -1134,10 +1149,7 @@ TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
     if (kind == ir::NodeKind::Store) n.store_kind = ir::StoreKind::Tile;
     return n;
   };
-  ir::Dag plain;
-  plain.outputs = {"D"};
-  plain.add(node(ir::NodeKind::AccFetch, {}));
-  plain.add(node(ir::NodeKind::Store, {0}));
+  const ir::Dag plain = gemm_alone_dag();
   ir::Dag relu = plain;
   relu.nodes[1] = node(ir::NodeKind::Compute, {0});
   relu.nodes[1].op = ir::OpCode::relu;
@@ -1249,16 +1261,7 @@ TEST(Sm90Heuristic, OnAnH100sL2AGemmAloneTakesTheWideTileFrom32KBlocks) {
   // and where 128x256 has a single wave (2048^3, unmeasured on the H100).
   constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
   constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;
-  ir::Dag plain;
-  plain.outputs = {"D"};
-  ir::Node fetch;
-  fetch.kind = ir::NodeKind::AccFetch;
-  plain.add(fetch);
-  ir::Node store;
-  store.kind = ir::NodeKind::Store;
-  store.store_kind = ir::StoreKind::Tile;
-  store.inputs = {0};
-  plain.add(store);
+  const ir::Dag plain = gemm_alone_dag();
   const auto best = [&](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
                         Sm90OperandClass operands = Sm90OperandClass::bits16) {
     detail::Problem p;
@@ -1288,16 +1291,7 @@ TEST(Sm90Heuristic, TheWidePingpongTileRanksFirstOnlyWhereItWasMeasured) {
   // over a grid of shapes it ranks first nowhere on the H200's 60 MB, never
   // as a GEMM alone, and on 50 MB only at 12 of its waves or more and K of
   // 32 k-blocks or more (where it measured ahead).
-  ir::Dag plain;
-  plain.outputs = {"D"};
-  ir::Node fetch;
-  fetch.kind = ir::NodeKind::AccFetch;
-  plain.add(fetch);
-  ir::Node store;
-  store.kind = ir::NodeKind::Store;
-  store.store_kind = ir::StoreKind::Tile;
-  store.inputs = {0};
-  plain.add(store);
+  const ir::Dag plain = gemm_alone_dag();
   int ranked_first = 0;
   for (const std::int64_t M : {512, 2048, 3072, 4096, 8192, 16384}) {
     for (const std::int64_t N : {1024, 2048, 3000, 4096, 8192, 14336}) {
