@@ -45,7 +45,8 @@ FlagSet make_flags() {
   flags.add_section("data");
   flags.add_value("seed", "N", "0", "seed of the random inputs");
   flags.add_value("init", "int|normal|uniform", "int",
-                  "input values: integers in [-2, 2] (exact GEMMs), standard normal, or uniform in [-1, 1)");
+                  "input values: integers in [-2, 2] (exact GEMMs), standard normal, or uniform in [-1, 1); "
+                  "integers draw less power than real data, so time and autotune on normal");
   add_device_flags(flags);
   add_operator_flags(flags);
   flags.add_section("timing and check");
