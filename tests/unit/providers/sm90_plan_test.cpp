@@ -1109,6 +1109,24 @@ ir::Dag gemm_alone_dag() {
   return dag;
 }
 
+/// The L2 sizes of the two cards the heuristic was measured on.
+constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
+constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // kSm90DefaultL2Bytes
+
+/// The shape of the fast-accumulating tile of `operands` ranked first for
+/// (M, N, K) on a card with `l2` bytes of L2; `dag` null: ranked as a fused
+/// epilogue.
+std::string fast_accumulating_best(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
+                                   Sm90OperandClass operands = Sm90OperandClass::bits16,
+                                   const ir::Dag* dag = nullptr) {
+  detail::Problem p;
+  p.M = M;
+  p.N = N;
+  p.K = K;
+  p.dag = dag;
+  return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }, l2));
+}
+
 TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   EXPECT_EQ(best_for(64, 4096, 4096).bm, 64);
   // Skinny problems of 64 tiles or fewer split K (sm90_split_k_slices) on
@@ -1204,15 +1222,9 @@ TEST(Sm90Heuristic, OnAnH100sL2FusedEpiloguesAtLongKOnManyWavesTakeTheWideTile) 
   // pingpong faster than both where it has at least 12 waves of 32 k-blocks;
   // the H200 (60 MB) keeps 128x128 pingpong. A GEMM alone takes 128x256 on
   // both (above).
-  constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
-  constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;  // kSm90DefaultL2Bytes
   const auto best = [](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
                        Sm90OperandClass operands = Sm90OperandClass::bits16) {
-    detail::Problem p;  // no DAG: ranked as a fused epilogue
-    p.M = M;
-    p.N = N;
-    p.K = K;
-    return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }, l2));
+    return fast_accumulating_best(M, N, K, l2, operands);  // no DAG: ranked as a fused epilogue
   };
   EXPECT_EQ(best(8192, 8192, 8192, kH200L2), "128x128x64_c1x1_pingpong");
   EXPECT_EQ(best(4096, 14336, 4096, kH200L2), "128x128x64_c1x1_pingpong");
@@ -1259,17 +1271,10 @@ TEST(Sm90Heuristic, OnAnH100sL2AGemmAloneTakesTheWideTileFrom32KBlocks) {
   // 128x128 pingpong at K = 2048 and 3072 (3.9 waves of 128x256 and up);
   // at K = 1024 and 1536 pingpong stays, as it does on the H200's 60 MB,
   // and where 128x256 has a single wave (2048^3, unmeasured on the H100).
-  constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
-  constexpr std::int64_t kH200L2 = std::int64_t{60} << 20;
   const ir::Dag plain = gemm_alone_dag();
   const auto best = [&](std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t l2,
                         Sm90OperandClass operands = Sm90OperandClass::bits16) {
-    detail::Problem p;
-    p.M = M;
-    p.N = N;
-    p.K = K;
-    p.dag = &plain;
-    return shape_of(best_of(p, operands, [](const Sm90TileConfig& c) { return c.promote_k_blocks == 0; }, l2));
+    return fast_accumulating_best(M, N, K, l2, operands, &plain);
   };
   const std::string wide = "128x256x64_c1x1", pingpong = "128x128x64_c1x1_pingpong";
   EXPECT_EQ(best(4096, 4096, 2048, kH100L2), wide);
@@ -1324,7 +1329,6 @@ TEST(Sm90Heuristic, EpiloguesThatReadCTakeTheWidePingpongTileOnlyAtLongK) {
   // global memory, and every chunk of the epilogue waits for its loads; on
   // an H100 it lost at K = 2048 and 4096 and won from 6144. gelu(acc)
   // without C keeps it from K = 2048.
-  constexpr std::int64_t kH100L2 = std::int64_t{50} << 20;
   const auto node = [](ir::NodeKind kind, std::vector<ir::NodeId> inputs, ir::OpCode op = ir::OpCode::add) {
     ir::Node n;
     n.kind = kind;
