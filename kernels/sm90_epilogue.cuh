@@ -104,17 +104,19 @@ inline constexpr bool kBeginsChunkEarly = Cfg::kChunksPerWg == 1 && Cfg::kWgRows
 
 /// Whether a consumer's staged output (StagesOutput) goes to the ring on the
 /// CTA's last tile, so that it need not wait for D's stores to read the
-/// staging slots: the consumer's half of each stage's A (when the consumers
-/// split M) or B (split N) is read by it alone, and after that tile's main
-/// loop no load writes the ring again (one CTA, a cooperative schedule, one
-/// k-block per stage; not with promotion). Chunk c goes to stage c's half.
+/// staging slots: the consumer's part of each stage's A (when the consumers
+/// split M: its 64 rows) or B (split N: its half) is read by it alone, and
+/// after that tile's main loop no load writes the ring again (one CTA, a
+/// cooperative schedule, one k-block per stage; not with promotion). Chunk
+/// c goes to stage c's part.
 template <class Cfg>
-inline constexpr int kRingHalfBytes = (Cfg::kWgAlongM == 2 ? Cfg::kTileABytes : Cfg::kTileBBytes) / 2;
+inline constexpr int kRingPartBytes =
+    Cfg::kWgAlongM > 1 ? Cfg::kTileABytes / Cfg::kWgAlongM : Cfg::kTileBBytes / 2;
 template <class Cfg>
 inline constexpr bool kAuxInRing = !Cfg::kPingpong && Cfg::kClusterM == 1 && Cfg::kKGroup == 1 &&
                                    Cfg::kPromoteKBlocks == 0 && Cfg::kWgRows == 1 &&
-                                   (Cfg::kWgAlongM == 2 || Cfg::kMajorB == Major::K || Cfg::kWgN % 64 == 0) &&
-                                   Cfg::kChunkBytes <= kRingHalfBytes<Cfg> && Cfg::kChunksPerWg <= Cfg::kStages;
+                                   (Cfg::kWgAlongM > 1 || Cfg::kMajorB == Major::K || Cfg::kWgN % 64 == 0) &&
+                                   Cfg::kChunkBytes <= kRingPartBytes<Cfg> && Cfg::kChunksPerWg <= Cfg::kStages;
 
 /// A hook that loads its vector values when a chunk begins (EpgSm90Hook's
 /// kHoldVectors) is generated for the tiles that begin it early; the host's

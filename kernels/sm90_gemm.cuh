@@ -1,6 +1,6 @@
 // The sm90 (Hopper, sm_90a) GEMM kernel: D[l] = epi(A[l] x B[l]). TMA loads A
 // and B into 128-byte-swizzled shared memory, one producer warpgroup feeds two
-// consumer warpgroups (wgmma; cooperative or pingpong) through an mbarrier
+// or three consumer warpgroups (wgmma; cooperative or pingpong) through an mbarrier
 // ring, a persistent grid walks the tiles (the last waves' cut along K by
 // stream-K), 2x1 clusters share B by TMA multicast, and D leaves by TMA store.
 #pragma once
@@ -367,9 +367,9 @@ __device__ __forceinline__ int mainloop_promoted(const SmemLayout<Cfg>& smem, fl
   return odd_stage;
 }
 
-/// Consumer warpgroup `consumer` (0 or 1): wgmma over the k-blocks of each tile
+/// Consumer warpgroup `consumer` (0 .. kConsumers - 1): wgmma over the k-blocks of each tile
 /// into kWgRows (T128,V(kWgN/2)) -> (M64,N kWgN) register fragments, then the
-/// epilogue. Cooperative: both consumers work on every tile, each on its
+/// epilogue. Cooperative: every consumer works on every tile, each on its
 /// 64 x kWgN part. Pingpong: consumer c takes tiles c, c + 2, ... of the CTA's
 /// sequence whole (kWgRows independent accumulator chains keep the tensor
 /// cores busy), and the two hand the tensor cores to each other between main
@@ -388,7 +388,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   const bool spread = spreads_rows<Cfg>(p);
   const int tid = static_cast<int>(threadIdx.x % 128) ^ (spread && consumer == 1 ? 64 : 0);
   // This warpgroup's 64 x kWgN part of the CTA tile.
-  const int wg_m = Cfg::kWgAlongM == 2 ? consumer : 0;
+  const int wg_m = Cfg::kWgAlongM > 1 ? consumer : 0;
   const int wg_n = Cfg::kWgAlongN == 2 ? consumer : 0;
 
   // Stage-0 descriptors. K-major: 128-byte rows, 8-row atoms 1024 B apart; one
@@ -567,11 +567,11 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
       }
     };
     const auto store = [&](EpiTile& epi_tile, int r) {
-      // The staged output on the CTA's last tile: in this consumer's half of the ring's stages.
+      // The staged output on the CTA's last tile: in this consumer's part of the ring's stages.
       u32 aux_ring = 0;
       if constexpr (StagesOutput<Epi>::value && kAuxInRing<Cfg>) {
         if (work.item(i + kTileStride).tile < 0)
-          aux_ring = (Cfg::kWgAlongM == 2 ? smem.tile_a(0) : smem.tile_b(0)) + consumer * kRingHalfBytes<Cfg>;
+          aux_ring = (Cfg::kWgAlongM > 1 ? smem.tile_a(0) : smem.tile_b(0)) + consumer * kRingPartBytes<Cfg>;
       }
       store_warpgroup_tile<Cfg>(epi, epi_tile, acc[r], tma_d, tma_f, smem.staging(consumer, r), aux_ring, p,
                                 tile.m0 + (wg_m + r) * 64, tile.n0 + wg_n * Cfg::kWgN, tile.l, tid, 1 + consumer,

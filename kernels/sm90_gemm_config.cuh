@@ -29,8 +29,10 @@ struct AccumulatorOf<unsigned char> {
   using type = int;
 };
 
-/// `cols` halved until it divides `width`.
+/// `cols` (a power of two) halved until it divides `width`.
 __host__ __device__ constexpr int chunk_cols(int cols, int width) { return width % cols == 0 ? cols : chunk_cols(cols / 2, width); }
+/// The largest power of two not above `x` (x >= 1).
+__host__ __device__ constexpr int floor_pow2(int x) { return x < 2 ? 1 : 2 * floor_pow2(x / 2); }
 
 /// The tiles of a kernel's problems (GemmConfig's kTileKinds, a mask): tiles
 /// wholly inside D, whose epilogue needs no bounds checks, and tiles that
@@ -44,9 +46,10 @@ inline constexpr int kEdgeTiles = 2;
 /// __nv_bfloat16, float, __nv_fp8_e4m3 or __nv_fp8_e5m2 (rounded to nearest
 /// even, saturated to finite), int, signed char or unsigned char (nearest
 /// even, saturated; NaN gives 0).
-/// kBM x kBN: the CTA tile; its two consumer warpgroups each own 64 x kWgN, with
-/// kWgN = kBN (kBM = 128) or kBN / 2 (kBM = 64), kWgN in {32, 64, 128, 160,
-/// 192, 256} (160: cooperative, 1x1, kBM = 128);
+/// kBM x kBN: the CTA tile; its consumer warpgroups each own 64 x kWgN, with
+/// kWgN = kBN (kBM = 128 or 192: two or three consumers stacked along M) or
+/// kBN / 2 (kBM = 64), kWgN in {32, 64, 96, 128, 160, 192, 256} (96 and
+/// 160: cooperative, 1x1; kBM = 192: cooperative, 1x1, one k-block a stage);
 /// kStages: mbarrier ring depth; kClusterM: 1 or 2 (two CTAs along M share B
 /// through TMA multicast);
 /// kEpiSlots: output staging buffers (one chunk each: 64 rows x 128 bytes, or
@@ -96,11 +99,11 @@ struct GemmConfig {
   /// (stream-K of the last waves, or of every tile just over one wave), the
   /// cooperative 1x1 tiles with one (stream-K of every tile just over one
   /// wave) and the grouped-k cooperative 1x1 tiles (split-K in slices of
-  /// K's stages), none with promotion (the host's
+  /// K's stages), none with promotion nor of 192 rows (the host's
   /// Sm90TileConfig::may_cut_along_k); the others ignore sk_tiles, so their
   /// code stays that of whole tiles.
   static constexpr bool kStreamK =
-      kCutsTiles_ && kPromoteKBlocks_ == 0 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
+      kCutsTiles_ && kPromoteKBlocks_ == 0 && kBM_ != 192 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
   static constexpr int kTileKinds = kTileKinds_;
   static_assert(kTileKinds >= kInsideTiles && kTileKinds <= (kInsideTiles | kEdgeTiles), "a mask of tile kinds");
 
@@ -112,11 +115,13 @@ struct GemmConfig {
   static constexpr int kTransA = kMajorA == Major::MN ? 1 : 0;
   static constexpr int kTransB = kMajorB == Major::MN ? 1 : 0;
 
-  // ---- threads: one producer warpgroup, two consumer warpgroups
-  static constexpr int kConsumers = 2;
+  // ---- threads: one producer warpgroup, two consumer warpgroups (three on
+  // the cooperative 192-row tile, one per 64-row block)
+  static constexpr int kConsumers = !kPingpong_ && kBM_ == 192 ? 3 : 2;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kProducerRegs = 40;
-  static constexpr int kConsumerRegs = 232;
+  /// What the register file leaves each consumer thread (64K registers).
+  static constexpr int kConsumerRegs = kConsumers == 3 ? 152 : 232;
   static constexpr int kWgRows = kPingpong ? kBM / 64 : 1;    ///< 64-row blocks per consumer tile
   static constexpr int kWgAlongM = kPingpong ? 1 : kBM / 64;  ///< consumers stacked along M
   static constexpr int kWgAlongN = kPingpong ? 1 : kConsumers / kWgAlongM;
@@ -124,7 +129,8 @@ struct GemmConfig {
   /// Consumers that read (and release) each pipeline stage.
   static constexpr int kStageReaders = kPingpong ? 1 : kConsumers;
   /// Named barriers 1 + c are consumer c's epilogue barriers; kOrderBarrier + c
-  /// hands the tensor cores to pingpong consumer c; kTotalsBarrier joins the
+  /// hands the tensor cores to pingpong consumer c (pingpong tiles have two
+  /// consumers, so 3 is free for them); kTotalsBarrier joins the
   /// cooperative consumers to combine whole-output reductions (sm90_totals.cuh).
   static constexpr int kOrderBarrier = 3;
   static constexpr int kTotalsBarrier = 5;
@@ -150,9 +156,10 @@ struct GemmConfig {
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
   /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
   /// tile when it is narrower (32 columns of a 16-bit D and 64 of an fp8 D:
-  /// 64 bytes; 32 columns of an fp8 D: 32 bytes), halved until it divides
-  /// the warpgroup tile (192 columns of an fp8 D: chunks of 64).
-  static constexpr int kChunkCols = chunk_cols(128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN, kWgN);
+  /// 64 bytes; 32 columns of an fp8 D: 32 bytes), as a power of two, halved
+  /// until it divides the warpgroup tile (192 columns of an fp8 D: chunks of
+  /// 64; 96 columns: chunks of 32).
+  static constexpr int kChunkCols = chunk_cols(floor_pow2(128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN), kWgN);
   static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128, 64 or 32
   static constexpr int kChunkBytes = 64 * kChunkRowBytes;        ///< 64 rows
   /// D's tensor-map swizzle span in bytes (128, 64 or 32): the chunk row width.
@@ -203,15 +210,18 @@ struct GemmConfig {
                 "8-bit and tf32 operands must be K-major");
   static_assert(kSameType<typename AccumulatorOf<TA_>::type, typename AccumulatorOf<TB_>::type>,
                 "A and B must both be integers (s8/u8) or both floating point");
-  static_assert(kBM == 64 || kBM == 128, "kBM must be 64 or 128");
+  static_assert(kBM == 64 || kBM == 128 || kBM == 192, "kBM must be 64, 128 or 192");
+  static_assert(kBM != 192 || (!kPingpong && kClusterM == 1 && kKGroup == 1 && kPromoteKBlocks == 0),
+                "the 192-row tile is cooperative, 1x1, of one k-block a stage, without promotion");
   // 128 per thread, but for the 128x192 pingpong tile's 192: its consumers
   // give the epilogue what is left of kConsumerRegs.
   static_assert(kWgRows * kAccRegs <= (kPingpong && kBN == 192 ? 192 : 128),
                 "a consumer holds at most 128 accumulators per thread (192 on the 128x192 pingpong tile)");
-  static_assert(kWgN == 32 || kWgN == 64 || kWgN == 128 || kWgN == 160 || kWgN == 192 || kWgN == 256,
-                "warpgroup tile width must be 32, 64, 128, 160, 192 or 256");
-  static_assert(kBN % 64 == 0 || (kBM == 128 && kClusterM == 1 && kKGroup == 1 && !kPingpong),
-                "a tile width of part chunks (160) is for the cooperative 128-row 1x1 tile");
+  static_assert(kWgN == 32 || kWgN == 64 || kWgN == 96 || kWgN == 128 || kWgN == 160 || kWgN == 192 ||
+                    kWgN == 256,
+                "warpgroup tile width must be 32, 64, 96, 128, 160, 192 or 256");
+  static_assert(kBN % 64 == 0 || (kBM >= 128 && kClusterM == 1 && kKGroup == 1 && !kPingpong),
+                "a tile width of part chunks (96, 160) is for the cooperative 1x1 tiles of 128 or 192 rows");
   static_assert(kClusterM == 1 || kClusterM == 2, "cluster must be 1x1 or 2x1");
   static_assert(kMajorB == Major::K ? (kBN / kClusterM) % 8 == 0
                                     : kBChunks % kClusterM == 0 || (kBK / kClusterM) % 8 == 0,

@@ -77,12 +77,12 @@ struct IdentityWait {
   }
 };
 
-/// Shared memory for the partials of every warp of both consumers: static
+/// Shared memory for the partials of every warp of every consumer: static
 /// shared memory, which the kernel's 1024-byte-aligned dynamic block pads to
 /// 1 KB (the host counts that much: kSm90TotalsSharedBytes).
-template <class Totals>
+template <int kConsumers, class Totals>
 __device__ __forceinline__ unsigned char* totals_scratch() {
-  constexpr int kScratchBytes = 2 * 4 * Totals::kBytes;
+  constexpr int kScratchBytes = kConsumers * 4 * Totals::kBytes;
   static_assert(kScratchBytes <= 1024, "whole-output partials exceed the 1 KB of static shared memory");
   __shared__ alignas(16) unsigned char scratch[kScratchBytes];
   return scratch;
@@ -91,7 +91,7 @@ __device__ __forceinline__ unsigned char* totals_scratch() {
 /// Combines the Totals of consumer `consumer`'s warpgroup and has one thread
 /// commit them, with one atomic per output and batch; afterwards every caller
 /// holds nothing. Cooperative consumers store parts of the same tiles, so
-/// they hold the same batch: both call it together (over named barrier
+/// they hold the same batch: all call it together (over named barrier
 /// Cfg::kTotalsBarrier) and their partials join. Pingpong consumers, whose
 /// tiles differ, flush apart (over their own epilogue barrier, 1 + consumer).
 /// With `reuse`, the scratch may be written again right after the return (a
@@ -100,20 +100,20 @@ __device__ __forceinline__ unsigned char* totals_scratch() {
 template <class Cfg, class Totals, class Epi>
 __device__ __forceinline__ void flush_totals(Totals& totals, const Epi& epi, int consumer, int tid, bool reuse,
                                              const IdentityWait& identity_ready) {
-  constexpr bool both = !Cfg::kPingpong;
-  const int barrier_id = both ? Cfg::kTotalsBarrier : 1 + consumer;
-  unsigned char* scratch = totals_scratch<Totals>();
+  constexpr bool all = !Cfg::kPingpong;
+  const int barrier_id = all ? Cfg::kTotalsBarrier : 1 + consumer;
+  unsigned char* scratch = totals_scratch<Cfg::kConsumers, Totals>();
   const int warp = tid / 32, lane = tid % 32;
-  constexpr int threads = both ? 256 : 128;
+  constexpr int threads = all ? 128 * Cfg::kConsumers : 128;
   totals.warp_combine();
   if (lane == 0) totals.save(scratch + (consumer * 4 + warp) * Totals::kBytes);
   named_barrier_sync(barrier_id, threads);
-  if (tid == 0 && (!both || consumer == 0)) {
+  if (tid == 0 && (!all || consumer == 0)) {
 #pragma unroll
     for (int w = 1; w < 4; ++w) totals.merge(scratch + (consumer * 4 + w) * Totals::kBytes);
-    if constexpr (both) {
+    if constexpr (all) {
 #pragma unroll
-      for (int w = 0; w < 4; ++w) totals.merge(scratch + (4 + w) * Totals::kBytes);
+      for (int w = 4; w < 4 * Cfg::kConsumers; ++w) totals.merge(scratch + w * Totals::kBytes);
     }
     identity_ready();
     totals.commit(epi);

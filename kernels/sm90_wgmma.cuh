@@ -1,5 +1,5 @@
 // wgmma.mma_async wrappers (shared-memory A and B) for the warpgroup tile
-// widths the sm90 GEMM uses (N = 32, 64, 128, 160, 192, 256): m64nNk16 for
+// widths the sm90 GEMM uses (N = 32, 64, 96, 128, 160, 192, 256): m64nNk16 for
 // f16/bf16 (either operand K- or MN-major), m64nNk32 for fp8 e4m3/e5m2 and
 // m64nNk8 for tf32 (f32 accumulators), m64nNk32 for s8/u8 (s32 accumulators);
 // all but f16/bf16 K-major only.
@@ -23,6 +23,7 @@
   EPIGEMM_ACC8(C, d, i), EPIGEMM_ACC8(C, d, i + 8), EPIGEMM_ACC8(C, d, i + 16), EPIGEMM_ACC8(C, d, i + 24)
 #define EPIGEMM_ACC_OPS16(C, d) EPIGEMM_ACC8(C, d, 0), EPIGEMM_ACC8(C, d, 8)
 #define EPIGEMM_ACC_OPS32(C, d) EPIGEMM_ACC32(C, d, 0)
+#define EPIGEMM_ACC_OPS48(C, d) EPIGEMM_ACC32(C, d, 0), EPIGEMM_ACC8(C, d, 32), EPIGEMM_ACC8(C, d, 40)
 #define EPIGEMM_ACC_OPS64(C, d) EPIGEMM_ACC32(C, d, 0), EPIGEMM_ACC32(C, d, 32)
 #define EPIGEMM_ACC_OPS80(C, d) EPIGEMM_ACC_OPS64(C, d), EPIGEMM_ACC8(C, d, 64), EPIGEMM_ACC8(C, d, 72)
 #define EPIGEMM_ACC_OPS96(C, d) EPIGEMM_ACC32(C, d, 0), EPIGEMM_ACC32(C, d, 32), EPIGEMM_ACC32(C, d, 64)
@@ -36,6 +37,11 @@
 #define EPIGEMM_WGMMA_REGS32 \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+
+#define EPIGEMM_WGMMA_REGS48 \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47}"
 
 #define EPIGEMM_WGMMA_REGS64 \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
@@ -137,6 +143,7 @@ struct Wgmma;
 
 EPIGEMM_DEFINE_WGMMA(32, 16, EPIGEMM_WGMMA_REGS16, EPIGEMM_ACC_OPS16, 16, 17, 18, 19, 20)
 EPIGEMM_DEFINE_WGMMA(64, 32, EPIGEMM_WGMMA_REGS32, EPIGEMM_ACC_OPS32, 32, 33, 34, 35, 36)
+EPIGEMM_DEFINE_WGMMA(96, 48, EPIGEMM_WGMMA_REGS48, EPIGEMM_ACC_OPS48, 48, 49, 50, 51, 52)
 EPIGEMM_DEFINE_WGMMA(128, 64, EPIGEMM_WGMMA_REGS64, EPIGEMM_ACC_OPS64, 64, 65, 66, 67, 68)
 EPIGEMM_DEFINE_WGMMA(160, 80, EPIGEMM_WGMMA_REGS80, EPIGEMM_ACC_OPS80, 80, 81, 82, 83, 84)
 EPIGEMM_DEFINE_WGMMA(192, 96, EPIGEMM_WGMMA_REGS96, EPIGEMM_ACC_OPS96, 96, 97, 98, 99, 100)

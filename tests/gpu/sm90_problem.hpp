@@ -5,6 +5,7 @@
 // cpu_reference with outputs poisoned twice.
 #pragma once
 
+#include <cstdlib>
 #include <functional>
 #include <string>
 
@@ -53,11 +54,15 @@ inline std::function<bool(const OperatorMetadata&)> pin_config(const detail::Sm9
 
 /// Every tile configuration offered for 16-bit operands (tests run on each),
 /// but the grouped-k ones, which take only K-major operands and whole
-/// k-blocks (sm90_grouped_k_test.cpp tests those).
+/// k-blocks (sm90_grouped_k_test.cpp tests those). EPIGEMM_TEST_TILES=TEXT
+/// keeps only those whose shape name ("192x96x64_c1x1") contains TEXT: a
+/// new tile's run through every test that covers each configuration.
 inline std::vector<detail::Sm90TileConfig> bits16_tile_configs() {
+  const char* only = std::getenv("EPIGEMM_TEST_TILES");
   std::vector<detail::Sm90TileConfig> out;
   for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.operands == detail::Sm90OperandClass::bits16 && c.k_group == 1) out.push_back(c);
+    if (c.operands != detail::Sm90OperandClass::bits16 || c.k_group != 1) continue;
+    if (only == nullptr || c.shape_name().find(only) != std::string::npos) out.push_back(c);
   }
   return out;
 }

@@ -184,7 +184,8 @@ TEST_F(Sm90Runtime, OperatorsCarryTheirMetadata) {
     names.insert(md.name);
     EXPECT_EQ(md.provider, "sm90");
     EXPECT_EQ(md.min_sm, 90);
-    EXPECT_TRUE(md.tile.m == 64 || md.tile.m == 128) << md.name;
+    EXPECT_TRUE(md.tile.m == 64 || md.tile.m == 128 || md.tile.m == 192) << md.name;
+    EXPECT_EQ(md.extra.at("threads"), md.tile.m == 192 ? "512" : "384") << md.name;
     EXPECT_TRUE(md.cluster.m == 1 || md.cluster.m == 2) << md.name;
     EXPECT_GE(md.stages, 3) << md.name;
     EXPECT_FALSE(md.extra.at("dtypes").empty());

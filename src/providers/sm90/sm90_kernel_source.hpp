@@ -18,8 +18,6 @@ namespace epigemm::detail {
 /// simt kernels' argument record (EpgSimtArgs) and 256-thread blocks.
 inline constexpr const char kSm90FillKernel[] = "epg_sm90_fill_kernel";
 inline constexpr int kSm90FillThreads = 256;
-/// Threads of the GEMM kernel: one producer and two consumer warpgroups.
-inline constexpr int kSm90Threads = 384;
 
 /// The GEMM's name expression, e.g. "epigemm::sm90::gemm_kernel<
 /// epigemm::sm90::GemmConfig<__half, __half, __half, epigemm::sm90::Major::K,

@@ -213,7 +213,7 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
     CUlaunchConfig launch{};
     launch.gridDimX = static_cast<unsigned>(sms / config_.cluster_m * config_.cluster_m);
     launch.gridDimY = launch.gridDimZ = 1;
-    launch.blockDimX = kSm90Threads;
+    launch.blockDimX = static_cast<unsigned>(config_.threads());
     launch.blockDimY = launch.blockDimZ = 1;
     launch.sharedMemBytes = k.shared_bytes;
     launch.attrs = &attribute;
@@ -350,7 +350,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
     }
   }
   config.grid = {static_cast<unsigned>(ctas), 1, 1};
-  config.block = {static_cast<unsigned>(kSm90Threads), 1, 1};
+  config.block = {static_cast<unsigned>(config_.threads()), 1, 1};
   config.shared_bytes = k.shared_bytes;
   config.cluster = {static_cast<unsigned>(config_.cluster_m), 1, 1};
   // A programmatic dependent of the stream's previous kernel: the GEMM's

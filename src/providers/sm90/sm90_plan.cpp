@@ -558,10 +558,24 @@ bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
   return false;
 }
 
+/// Each consumer warp leaves its partials of the reduce outputs (one value
+/// apiece) in kSm90TotalsSharedBytes of static shared memory
+/// (kernels/sm90_totals.cuh) before one thread commits them.
+Status check_reduce_partials(const Problem& p, const Sm90TileConfig& config) {
+  const auto reduces = std::count_if(p.outputs.begin(), p.outputs.end(),
+                                     [](const EpilogueOperand& out) { return ir::is_reduce_store(out.store_kind); });
+  const std::int64_t per_output = 4 * config.consumers() * static_cast<std::int64_t>(size_bytes(p.compute));
+  if (reduces * per_output <= kSm90TotalsSharedBytes) return Status::ok();
+  return Status::unsupported("the epilogue has " + std::to_string(reduces) + " reduce outputs; this tile's " +
+                             std::to_string(4 * config.consumers()) + " consumer warps hold the partials of at most " +
+                             std::to_string(kSm90TotalsSharedBytes / per_output));
+}
+
 Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& plan) {
   if (p.dag == nullptr) return Status::unsupported("the problem has no epilogue DAG");
   if (Status s = check_dtypes(p, config); !s) return s;
   if (Status s = check_outputs(p, plan); !s) return s;
+  if (Status s = check_reduce_partials(p, config); !s) return s;
   if (Status s = check_extents(p); !s) return s;
   plan.a_batched = p.A.batch_stride != 0;
   plan.b_batched = p.B.batch_stride != 0;

@@ -85,6 +85,12 @@ constexpr Sm90TileConfig kConfigs[] = {
     // shared: H100, bf16, every epilogue, 7-9% faster than 1x1 at 1000^3 and
     // 19-20% at 1000x1000x4000; 27-31% slower at 1024^3 (aligned rows).
     {64, 128, 2, 8, C::bits16},
+    // Three consumers stacked along M, each 64 x 96, for the one-wave mid
+    // sizes whose tile count the 128-row tiles leave awkward (1536^3: 128
+    // tiles on 132 SMs, each a tenth less work than 128x160's 120, whose
+    // last column is 96 of 160); 4 stages of 40 KB (an N-major B loads two
+    // whole 64-column chunks a stage).
+    {192, 96, 1, 4, C::bits16},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -94,8 +100,8 @@ int shared_bytes_with(const Sm90TileConfig& c, int slots, int d_bytes) {
   const int chunk_bytes = 64 * c.chunk_cols(d_bytes) * d_bytes;  // 64 rows
   const int row_blocks = c.pingpong ? c.bm / 64 : 1;  // slot sets per consumer
   // The ring's, one per consumer for staged inputs, one for the reduce outputs' identity.
-  const int barrier_bytes = (2 * c.stages + 3) * 8;
-  return 1024 + c.stages * stage_bytes + 2 * row_blocks * slots * chunk_bytes + barrier_bytes;
+  const int barrier_bytes = (2 * c.stages + c.consumers() + 1) * 8;
+  return 1024 + c.stages * stage_bytes + c.consumers() * row_blocks * slots * chunk_bytes + barrier_bytes;
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -126,6 +132,7 @@ double tile_efficiency(const Sm90TileConfig& c) {
   if (c.bm == 128 && c.bn == 128) return 0.94;
   if (c.bm == 64 && c.bn == 128) return c.stages >= 8 ? 0.83 : 0.80;
   if (c.bm == 128 && c.bn == 64) return 0.82;
+  if (c.bm == 192 && c.bn == 96) return 0.81;  // one wave (see kTallTileStreamingCost)
   return 0.60;
 }
 
@@ -242,6 +249,20 @@ constexpr double kShortClusterStreamingCost = 1.3;
 /// took 47 / 43 us, on 128x64 x2, whose one box holds A's 80 / 96 rows,
 /// 38 / 38.5 us).
 constexpr double kPaddedRowsCost = 0.8;
+/// The 192x96 tile (three consumers) brings 40 KB of A and B (two whole
+/// 64-column chunks of an N-major B) into shared memory for every k-block of
+/// 18432 outputs, more per multiply than the 128-row tiles: in one wave its
+/// 128 CTAs fill at ~10 TB/s, past it the fill rate falls to ~8 TB/s. H100,
+/// bf16, every epilogue, pinned X Y Y X, flushed (2026-12-06), its time over
+/// the previous pick's: one wave, 768x3072x4096 0.89-0.925 (128x192),
+/// 3000x768x4096 0.93-0.96 (128x160), 1536^3 0.95-1.05 (128x160); two
+/// waves, 3072x1536x4096 1.20-1.25 (128x128 pingpong); 4096^3 (7.2 waves)
+/// 1.69-1.76 (128x256, 128x128 pingpong). tile_efficiency fits the one-wave
+/// time; problems of more tiles than CTAs take this factor, and so do those
+/// of fewer than kTallTileMinKBlocks k-blocks (its lead at K = 1536 was
+/// gone; shorter K is unmeasured).
+constexpr double kTallTileStreamingCost = 1.25;
+constexpr std::int64_t kTallTileMinKBlocks = 64;
 /// Ranks a grouped tile of 4 k-blocks per stage below the one of 2 (same
 /// shape, same ring bytes in twice the stages) where B is streamed.
 constexpr double kDeepStagesCost = 1.003;
@@ -421,7 +442,8 @@ int Sm90TileConfig::operand_bytes() const noexcept {
 }
 
 int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept {
-  int cols = std::min(128 / d_bytes, warpgroup_n());
+  int cols = 1;
+  while (2 * cols <= std::min(128 / d_bytes, warpgroup_n())) cols *= 2;
   while (warpgroup_n() % cols != 0) cols /= 2;  // 192 columns of an fp8 D: chunks of 64
   return cols;
 }
@@ -507,7 +529,7 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   if (c.k_group > 1) md.extra["k_blocks_per_stage"] = std::to_string(c.k_group);
   md.extra["schedule"] = c.pingpong ? "pingpong" : "cooperative";
   md.extra["kernel"] = "sm90_gemm";
-  md.extra["threads"] = "384";
+  md.extra["threads"] = std::to_string(c.threads());
   md.extra["target_sm"] = "90";
   md.extra["dtypes"] = facts.dtypes;
   md.extra["layouts"] = facts.layouts;
@@ -705,7 +727,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // every epilogue: 2-2.5% with B row-major, 0.5-1% column-major). The model
   // cannot tell the two apart, so the 4-k-block ring yields where B streams.
   if (c.operands == C::bits16 && c.k_group >= 4 && !a_streamed) time *= kDeepStagesCost;
-  if (c.bm == 128 && p.M <= 64) time *= kIdleConsumerCost;
+  if (c.bm >= 128 && p.M <= c.bm - 64) time *= kIdleConsumerCost;
+  if (c.bm == 192 && (streaming || k_block_count < kTallTileMinKBlocks)) time *= kTallTileStreamingCost;
   if (c.bm == 64 && c.cluster_m == 2 && streaming) time *= kShortClusterStreamingCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
                                                 padded_box_rows(p.N, c.bn, b_cut));

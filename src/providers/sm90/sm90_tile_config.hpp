@@ -20,7 +20,7 @@ enum class Sm90OperandClass { bits16, fp8, tf32, int8 };
 /// One kernel shape: kernels/sm90_gemm_config.cuh's GemmConfig minus the
 /// dtypes and majors, which come from the problem.
 struct Sm90TileConfig {
-  int bm = 128;         ///< CTA tile rows: 64 or 128
+  int bm = 128;         ///< CTA tile rows: 64, 128 or 192 (cooperative, 1x1, one k-block a stage)
   int bn = 256;         ///< CTA tile columns
   int cluster_m = 1;    ///< 1 or 2 CTAs along M sharing B by multicast
   int stages = 3;       ///< depth of the TMA/mbarrier ring
@@ -47,12 +47,17 @@ struct Sm90TileConfig {
   int bk() const noexcept { return 128 / operand_bytes(); }
   /// Whether this tile's problems may be cut along K (the kernel's
   /// Cfg::kStreamK mirrors this, unless its kernel leaves the code out),
-  /// without promotion: pingpong tiles, cooperative 1x1 ones with one k-block
-  /// per stage (stream-K, sm90_stream_k_tiles) and the grouped-k cooperative
-  /// 1x1 tiles (split-K, sm90_split_k_slices).
+  /// those of two consumers without promotion: pingpong tiles, cooperative
+  /// 1x1 ones with one k-block per stage (stream-K, sm90_stream_k_tiles) and
+  /// the grouped-k cooperative 1x1 tiles (split-K, sm90_split_k_slices).
   bool may_cut_along_k() const noexcept {
-    return promote_k_blocks == 0 && (pingpong ? k_group == 1 : cluster_m == 1);
+    return promote_k_blocks == 0 && consumers() == 2 && (pingpong ? k_group == 1 : cluster_m == 1);
   }
+  /// Consumer warpgroups (Cfg::kConsumers): two, or one per 64-row block of
+  /// the cooperative 192-row tile.
+  int consumers() const noexcept { return bm == 192 && !pingpong ? 3 : 2; }
+  /// Threads of a CTA: the producer warpgroup and the consumers.
+  int threads() const noexcept { return 128 * (1 + consumers()); }
   /// fp8 operands accumulated without promotion (cuBLASLt's fast accumulation).
   bool accumulates_fp8_fast() const noexcept { return operands == Sm90OperandClass::fp8 && promote_k_blocks == 0; }
   /// Whether a cluster's CTAs divide an N-major B along K (each loads
@@ -69,12 +74,13 @@ struct Sm90TileConfig {
     if (b_k_major) return bn / cluster_m;
     return splits_b_along_k(b_k_major) ? bk() / cluster_m : bk();
   }
-  /// Columns each consumer warpgroup owns (two consumers split the CTA tile,
-  /// or each owns whole tiles when pingpong).
-  int warpgroup_n() const noexcept { return bm == 128 || pingpong ? bn : bn / 2; }
+  /// Columns each consumer warpgroup owns (the consumers split the CTA tile:
+  /// along M from 128 rows, else along N; or each owns whole tiles when pingpong).
+  int warpgroup_n() const noexcept { return bm >= 128 || pingpong ? bn : bn / 2; }
   /// Columns of one staged output chunk (Cfg::kChunkCols) for a D of
   /// `d_bytes` per element: 128 bytes, or the warpgroup tile when narrower,
-  /// halved until it divides the warpgroup tile (160 columns: 32).
+  /// as a power of two, halved until it divides the warpgroup tile (160 and
+  /// 96 columns: 32).
   int chunk_cols(int d_bytes) const noexcept;
   /// Whether each consumer's part of a tile is one 64-row block of one staged
   /// chunk for a D of `d_bytes`, on a tile without promotion (the kernel's

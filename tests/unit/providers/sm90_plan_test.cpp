@@ -276,6 +276,34 @@ TEST(Sm90Plan, RefusesDTypesLayoutsAndEpiloguesItDoesNotRun) {
   EXPECT_TRUE(HostProblem(DType::e5m2, {40, 16}, {}, {16, 32}, {1, 16}, DType::bf16, {}, DType::f16).plan(kBigFp8, plan));
 }
 
+TEST(Sm90Plan, ReduceOutputsFitTheConsumerWarpsPartials) {
+  // Each consumer warp leaves one f32 partial per reduce output in 1 KB: 32
+  // outputs on the two-consumer tiles, 21 on the three of 192x96.
+  const auto amaxes = [](int count) {
+    std::string source = "def epi(accum):\n    D = accum\n";
+    std::string outputs = "D";
+    for (int i = 0; i < count; ++i) {
+      source += "    s" + std::to_string(i) + " = amax(accum)\n";
+      outputs += ", s" + std::to_string(i);
+    }
+    return source + "    return " + outputs + "\n";
+  };
+  const auto problem = [&](int count) {
+    return std::make_unique<HostProblem>(
+        DType::f16, Dims{40, 8}, Dims{}, Dims{8, 32}, Dims{}, DType::f16, Dims{}, DType::f32, DType::f32,
+        amaxes(count), DType::f32, [count](HostProblem& hp, std::map<std::string, Binding>& b, std::int64_t, std::int64_t) {
+          for (int i = 0; i < count; ++i) b.emplace("s" + std::to_string(i), Binding(hp.tensor(DType::f32, {1}).ref()));
+        });
+  };
+  const Sm90TileConfig tall{192, 96, 1, 4, Sm90OperandClass::bits16};
+  Sm90Plan plan;
+  EXPECT_TRUE(problem(21)->plan(tall, plan));
+  EXPECT_TRUE(contains(problem(22)->reason(tall),
+                       "the epilogue has 22 reduce outputs; this tile's 12 consumer warps hold the partials of at most 21"));
+  EXPECT_TRUE(problem(32)->plan(kBig16, plan));
+  EXPECT_TRUE(contains(problem(33)->reason(kBig16), "8 consumer warps hold the partials of at most 32"));
+}
+
 TEST(Sm90Plan, TheGemmWritesTheIdentityOfFewReduceOutputs) {
   // s = sum(accum) over each row, (M, 1) per batch: the GEMM's first CTA
   // writes up to kSm90GridIdentityElements identities itself, a fill kernel
@@ -917,10 +945,10 @@ TEST(Sm90TileConfigs, StageFp8DInWholeRowsOrTheWarpgroupWidth) {
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     SCOPED_TRACE(c.shape_name());
     // 192-column warpgroups stage an fp8 D in three 64-column chunks,
-    // 160-column ones every D in five of 32.
-    const bool five = c.warpgroup_n() == 160;
-    EXPECT_EQ(c.chunk_cols(1), five ? 32 : c.warpgroup_n() == 192 ? 64 : std::min(c.warpgroup_n(), 128));
-    EXPECT_EQ(c.chunk_cols(2), five ? 32 : std::min(c.warpgroup_n(), 64));
+    // 160- and 96-column ones every D in chunks of 32.
+    const bool part_chunks = c.warpgroup_n() % 64 != 0;
+    EXPECT_EQ(c.chunk_cols(1), part_chunks ? 32 : c.warpgroup_n() == 192 ? 64 : std::min(c.warpgroup_n(), 128));
+    EXPECT_EQ(c.chunk_cols(2), part_chunks ? 32 : std::min(c.warpgroup_n(), 64));
     EXPECT_EQ(c.chunk_cols(4), 32);
     EXPECT_EQ(c.warpgroup_n() % c.chunk_cols(1), 0);
   }
@@ -946,10 +974,10 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
       // The kernel stages 128-byte rows, or the whole warpgroup tile when it
       // is narrower: 64 bytes, or 32 (fp8 D on 64x64's 32-column warpgroups);
       // or less where 128 do not divide the warpgroup tile (fp8 D on 192: 64
-      // bytes; 160 columns: 32-column chunks, 32 to 128 bytes).
+      // bytes; 160 and 96 columns: 32-column chunks, 32 to 128 bytes).
       EXPECT_TRUE(cols * d_bytes == 128 || ((cols * d_bytes == 64 || cols * d_bytes == 32) && cols == c.warpgroup_n()) ||
                   (cols * d_bytes == 64 && c.warpgroup_n() % (128 / d_bytes) != 0) ||
-                  (cols == 32 && c.warpgroup_n() == 160))
+                  (cols == 32 && c.warpgroup_n() % 64 != 0))
           << c.shape_name();
       EXPECT_EQ(c.warpgroup_n() % cols, 0) << c.shape_name();
       EXPECT_EQ((c.warpgroup_n() / cols) % c.epilogue_slots(d_bytes), 0) << c.shape_name();
@@ -965,6 +993,27 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
   EXPECT_EQ(mid.epilogue_slots(2), 5);
   EXPECT_EQ(mid.epilogue_slots(4), 1);
   EXPECT_EQ(mid.shared_bytes(2), 1024 + 4 * (128 + 192) * 128 + 2 * 5 * 64 * 64 + (2 * 4 + 3) * 8);
+}
+
+TEST(Sm90TileConfigs, TheTallTileRunsThreeConsumersOfWholeTiles) {
+  // 192x96: one consumer per 64-row block (512 threads), each 64 x 96 in
+  // three 32-column chunks; four 40 KB stages (B in two whole 64-column
+  // chunks) beside three consumers' slots and barriers.
+  const Sm90TileConfig tall{192, 96, 1, 4, Sm90OperandClass::bits16};
+  ASSERT_NE(std::find_if(detail::sm90_tile_configs().begin(), detail::sm90_tile_configs().end(),
+                         [&](const Sm90TileConfig& c) { return c.shape_name() == tall.shape_name(); }),
+            detail::sm90_tile_configs().end());
+  EXPECT_EQ(tall.consumers(), 3);
+  EXPECT_EQ(tall.threads(), 512);
+  EXPECT_EQ(detail::sm90_metadata(tall).extra.at("threads"), "512");
+  EXPECT_EQ(kBig16.threads(), 384);
+  EXPECT_EQ(tall.warpgroup_n(), 96);
+  EXPECT_EQ(tall.chunk_cols(2), 32);
+  EXPECT_EQ(tall.epilogue_slots(2), 3);
+  EXPECT_EQ(tall.shared_bytes(2), 1024 + 4 * (192 + 128) * 128 + 3 * 3 * 64 * 64 + (2 * 4 + 3 + 1) * 8);
+  EXPECT_EQ(tall.epilogue_slots(4), 1);  // three f32 chunks do not fit beside the ring
+  // Its consumers own whole tiles' rows: no stream-K or split-K cut.
+  EXPECT_FALSE(tall.may_cut_along_k());
 }
 
 TEST(Sm90TileConfigs, ClustersDivideAnNMajorBAlongKOnlyWhereItsChunksDoNotDivide) {
@@ -1152,6 +1201,12 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   // put more SMs to work than 96 of 128x192.
   EXPECT_EQ(shape_of(best_for(1536, 1536, 1536)), "128x160x64_c1x1");
   EXPECT_EQ(shape_of(best_for(2048, 1536, 1536)), "128x192x64_c1x1");
+  // One wave of long K in 128 tiles of 192x96 (three consumers), against
+  // 96 of 128x192 (measured 0.89-0.925 of its time); not past one wave.
+  EXPECT_EQ(shape_of(best_for(768, 3072, 4096)), "192x96x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(1536, 1536, 4096)), "192x96x64_c1x1");
+  EXPECT_NE(shape_of(best_for(3072, 1536, 4096)), "192x96x64_c1x1");
+  EXPECT_NE(shape_of(best_for(1536, 3072, 4096)), "192x96x64_c1x1");
 }
 
 TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
