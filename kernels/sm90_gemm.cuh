@@ -561,7 +561,7 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
         awaited_identity = true;
       }
       // A new batch of a batched whole output: the partials so far leave first
-      // (cooperative: both consumers see the same tiles and flush together).
+      // (cooperative: every consumer sees the same tiles and they flush together).
       if constexpr (TotalsOf<Epi>::value) {
         if (totals.flushes_before(tile.l)) flush_totals<Cfg>(totals, epi, consumer, tid, true, identity_ready);
       }
