@@ -86,10 +86,10 @@ constexpr Sm90TileConfig kConfigs[] = {
     // 19-20% at 1000x1000x4000; 27-31% slower at 1024^3 (aligned rows).
     {64, 128, 2, 8, C::bits16},
     // Three consumers stacked along M, each 64 x 96, for the one-wave mid
-    // sizes whose tile count the 128-row tiles leave awkward (1536^3: 128
-    // tiles on 132 SMs, each a tenth less work than 128x160's 120, whose
-    // last column is 96 of 160); 4 stages of 40 KB (an N-major B loads two
-    // whole 64-column chunks a stage).
+    // sizes whose tile count the 128-row tiles leave awkward (768x3072 and
+    // 1536x1536: 128 tiles on 132 SMs, against 96 of 128x192 or 120 of
+    // 128x160; see kTallTileStreamingCost); 4 stages of 40 KB (an N-major B
+    // loads two whole 64-column chunks a stage).
     {192, 96, 1, 4, C::bits16},
 };
 
