@@ -257,12 +257,18 @@ constexpr double kPaddedRowsCost = 0.8;
 /// the previous pick's: one wave, 768x3072x4096 0.89-0.925 (128x192),
 /// 3000x768x4096 0.93-0.96 (128x160), 1536^3 0.95-1.05 (128x160); two
 /// waves, 3072x1536x4096 1.20-1.25 (128x128 pingpong); 4096^3 (7.2 waves)
-/// 1.69-1.76 (128x256, 128x128 pingpong). tile_efficiency fits the one-wave
-/// time; problems of more tiles than CTAs take this factor, and so do those
-/// of fewer than kTallTileMinKBlocks k-blocks (its lead at K = 1536 was
-/// gone; shorter K is unmeasured).
+/// 1.69-1.76 (128x256, 128x128 pingpong). In one wave of K = 4096 it led
+/// on elongated problems (3072x768x4096 0.80-0.83 of 128x160's time,
+/// 768x3072x8192 0.93-0.96 of 128x192's) but not on a square one
+/// (1536x1536x4096: 1.04-1.11 of 128x160's, 41 us against 31 at
+/// 3072x768x4096 with the same 128 tiles; the cause is not known).
+/// tile_efficiency fits the one-wave time; every problem takes this factor
+/// but those of one wave, at least kTallTileMinKBlocks k-blocks (its lead
+/// at K = 1536 was gone; shorter K is unmeasured) and a long side at least
+/// kTallTileMinAspect times the short one.
 constexpr double kTallTileStreamingCost = 1.25;
 constexpr std::int64_t kTallTileMinKBlocks = 64;
+constexpr double kTallTileMinAspect = 3.5;
 /// Ranks a grouped tile of 4 k-blocks per stage below the one of 2 (same
 /// shape, same ring bytes in twice the stages) where B is streamed.
 constexpr double kDeepStagesCost = 1.003;
@@ -728,7 +734,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // cannot tell the two apart, so the 4-k-block ring yields where B streams.
   if (c.operands == C::bits16 && c.k_group >= 4 && !a_streamed) time *= kDeepStagesCost;
   if (c.bm >= 128 && p.M <= c.bm - 64) time *= kIdleConsumerCost;
-  if (c.bm == 192 && (streaming || k_block_count < kTallTileMinKBlocks)) time *= kTallTileStreamingCost;
+  if (c.bm == 192) {
+    const bool elongated = std::max(M, N) >= kTallTileMinAspect * std::min(M, N);
+    if (streaming || k_block_count < kTallTileMinKBlocks || !elongated) time *= kTallTileStreamingCost;
+  }
   if (c.bm == 64 && c.cluster_m == 2 && streaming) time *= kShortClusterStreamingCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
                                                 padded_box_rows(p.N, c.bn, b_cut));

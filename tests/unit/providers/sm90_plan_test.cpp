@@ -1201,12 +1201,16 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   // put more SMs to work than 96 of 128x192.
   EXPECT_EQ(shape_of(best_for(1536, 1536, 1536)), "128x160x64_c1x1");
   EXPECT_EQ(shape_of(best_for(2048, 1536, 1536)), "128x192x64_c1x1");
-  // One wave of long K in 128 tiles of 192x96 (three consumers), against
-  // 96 of 128x192 (measured 0.89-0.925 of its time); not past one wave.
+  // One wave of long K on an elongated problem in 128 tiles of 192x96
+  // (three consumers), against 96 of 128x192 or 120 of 128x160 (measured
+  // 0.89-0.925 and 0.80-0.83 of their time); not on a square one (1536^2:
+  // 1.04-1.11 of 128x160's), not past one wave, not at short K.
   EXPECT_EQ(shape_of(best_for(768, 3072, 4096)), "192x96x64_c1x1");
-  EXPECT_EQ(shape_of(best_for(1536, 1536, 4096)), "192x96x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(3072, 768, 4096)), "192x96x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(1536, 1536, 4096)), "128x160x64_c1x1");
   EXPECT_NE(shape_of(best_for(3072, 1536, 4096)), "192x96x64_c1x1");
   EXPECT_NE(shape_of(best_for(1536, 3072, 4096)), "192x96x64_c1x1");
+  EXPECT_NE(shape_of(best_for(768, 3072, 1536)), "192x96x64_c1x1");
 }
 
 TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
