@@ -87,7 +87,7 @@ constexpr Sm90TileConfig kConfigs[] = {
     {64, 128, 2, 8, C::bits16},
     // Three consumers stacked along M, each 64 x 96, for the one-wave mid
     // sizes whose tile count the 128-row tiles leave awkward (768x3072 and
-    // 1536x1536: 128 tiles on 132 SMs, against 96 of 128x192 or 120 of
+    // 3072x768: 128 tiles on 132 SMs, against 96 of 128x192 or 120 of
     // 128x160; see kTallTileStreamingCost); 4 stages of 40 KB (an N-major B
     // loads two whole 64-column chunks a stage).
     {192, 96, 1, 4, C::bits16},

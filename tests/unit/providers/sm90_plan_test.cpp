@@ -1012,7 +1012,7 @@ TEST(Sm90TileConfigs, TheTallTileRunsThreeConsumersOfWholeTiles) {
   EXPECT_EQ(tall.epilogue_slots(2), 3);
   EXPECT_EQ(tall.shared_bytes(2), 1024 + 4 * (192 + 128) * 128 + 3 * 3 * 64 * 64 + (2 * 4 + 3 + 1) * 8);
   EXPECT_EQ(tall.epilogue_slots(4), 1);  // three f32 chunks do not fit beside the ring
-  // Its consumers own whole tiles' rows: no stream-K or split-K cut.
+  // It does not cut tiles along K (stream-K's workspace holds two consumers' flags a CTA).
   EXPECT_FALSE(tall.may_cut_along_k());
 }
 
