@@ -3,6 +3,7 @@
 // memory carve-up, TMA box sizes the host must encode, warpgroup tiling).
 #pragma once
 
+#include "sm90_chunk_cols.cuh"
 #include "sm90_gemm_params.cuh"
 #include "sm90_wgmma.cuh"
 
@@ -29,10 +30,6 @@ struct AccumulatorOf<unsigned char> {
   using type = int;
 };
 
-/// `cols` (a power of two) halved until it divides `width`.
-__host__ __device__ constexpr int chunk_cols(int cols, int width) { return width % cols == 0 ? cols : chunk_cols(cols / 2, width); }
-/// The largest power of two not above `x` (x >= 1).
-__host__ __device__ constexpr int floor_pow2(int x) { return x < 2 ? 1 : 2 * floor_pow2(x / 2); }
 
 /// The tiles of a kernel's problems (GemmConfig's kTileKinds, a mask): tiles
 /// wholly inside D, whose epilogue needs no bounds checks, and tiles that
@@ -154,12 +151,8 @@ struct GemmConfig {
   static constexpr int kBChunkStride = kKGroup * kMnChunkBytes;
   static constexpr int kBKBlockStride = kMajorB_ == Major::MN ? kMnChunkBytes : kTileBBytes;
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
-  /// Output columns per staging chunk: 128 bytes of D, or the whole warpgroup
-  /// tile when it is narrower (32 columns of a 16-bit D and 64 of an fp8 D:
-  /// 64 bytes; 32 columns of an fp8 D: 32 bytes), as a power of two, halved
-  /// until it divides the warpgroup tile (192 columns of an fp8 D: chunks of
-  /// 64; 96 columns: chunks of 32).
-  static constexpr int kChunkCols = chunk_cols(floor_pow2(128 / kOutBytes < kWgN ? 128 / kOutBytes : kWgN), kWgN);
+  /// Output columns per staging chunk (see staged_chunk_cols).
+  static constexpr int kChunkCols = staged_chunk_cols(kOutBytes, kWgN);
   static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128, 64 or 32
   static constexpr int kChunkBytes = 64 * kChunkRowBytes;        ///< 64 rows
   /// D's tensor-map swizzle span in bytes (128, 64 or 32): the chunk row width.

@@ -8,6 +8,7 @@
 
 #include "epigemm/tensor.hpp"
 #include "providers/sm90/sm90_plan.hpp"
+#include "sm90_chunk_cols.cuh"
 
 namespace epigemm::detail {
 namespace {
@@ -447,12 +448,7 @@ int Sm90TileConfig::operand_bytes() const noexcept {
   return 2;
 }
 
-int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept {
-  int cols = 1;
-  while (2 * cols <= std::min(128 / d_bytes, warpgroup_n())) cols *= 2;
-  while (warpgroup_n() % cols != 0) cols /= 2;  // 192 columns of an fp8 D: chunks of 64
-  return cols;
-}
+int Sm90TileConfig::chunk_cols(int d_bytes) const noexcept { return sm90::staged_chunk_cols(d_bytes, warpgroup_n()); }
 
 bool Sm90TileConfig::begins_chunk_early(int d_bytes) const noexcept {
   const int row_blocks = pingpong ? bm / 64 : 1;

@@ -78,9 +78,8 @@ struct Sm90TileConfig {
   /// along M from 128 rows, else along N; or each owns whole tiles when pingpong).
   int warpgroup_n() const noexcept { return bm >= 128 || pingpong ? bn : bn / 2; }
   /// Columns of one staged output chunk (Cfg::kChunkCols) for a D of
-  /// `d_bytes` per element: 128 bytes, or the warpgroup tile when narrower,
-  /// as a power of two, halved until it divides the warpgroup tile (160 and
-  /// 96 columns: 32).
+  /// `d_bytes` per element: kernels/sm90_chunk_cols.cuh's rule (160 and 96
+  /// columns: 32).
   int chunk_cols(int d_bytes) const noexcept;
   /// Whether each consumer's part of a tile is one 64-row block of one staged
   /// chunk for a D of `d_bytes`, on a tile without promotion (the kernel's
