@@ -537,6 +537,10 @@ bool sm90_repacks(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, 
   return reading_of(m, is_b, operands, L).repack;
 }
 
+bool sm90_reads_k_major(const MatrixOperand& m, bool is_b, Sm90OperandClass operands, std::int64_t L) {
+  return reading_of(m, is_b, operands, L).k_major;
+}
+
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
   if ((a == DType::f16 || a == DType::bf16) && a == b) {
     out = Sm90OperandClass::bits16;

@@ -146,6 +146,9 @@ std::vector<std::string> sm90_plan_notes(const Problem& problem, const Sm90Plan&
 /// Whether the plan repacks A (`is_b` false) or B: TMA cannot read it as it lies.
 bool sm90_repacks(const MatrixOperand& operand, bool is_b, Sm90OperandClass operands, std::int64_t L);
 
+/// Whether the plan reads A (`is_b` false) or B K-major (as it lies or repacked).
+bool sm90_reads_k_major(const MatrixOperand& operand, bool is_b, Sm90OperandClass operands, std::int64_t L);
+
 /// The operand class of a problem's A/B dtypes, if the sm90 kernel has one.
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept;
 

@@ -258,18 +258,37 @@ constexpr double kPaddedRowsCost = 0.8;
 /// the previous pick's: one wave, 768x3072x4096 0.89-0.925 (128x192),
 /// 3000x768x4096 0.93-0.96 (128x160), 1536^3 0.95-1.05 (128x160); two
 /// waves, 3072x1536x4096 1.20-1.25 (128x128 pingpong); 4096^3 (7.2 waves)
-/// 1.69-1.76 (128x256, 128x128 pingpong). In one wave of K = 4096 it led
-/// on elongated problems (3072x768x4096 0.80-0.83 of 128x160's time,
-/// 768x3072x8192 0.93-0.96 of 128x192's) but not on a square one
-/// (1536x1536x4096: 1.04-1.11 of 128x160's, 41 us against 31 at
-/// 3072x768x4096 with the same 128 tiles; the cause is not known).
-/// tile_efficiency fits the one-wave time; every problem takes this factor
-/// but those of one wave, at least kTallTileMinKBlocks k-blocks (its lead
-/// at K = 1536 was gone; shorter K is unmeasured) and a long side at least
-/// kTallTileMinAspect times the short one.
+/// 1.69-1.76 (128x256, 128x128 pingpong). In one wave it led on elongated
+/// problems (3072x768x4096 0.80-0.83 of 128x160's time, 768x3072x8192
+/// 0.93-0.96 of 128x192's, 384x6144x4096 0.93-0.98 and 6144x384x4096
+/// 0.915-0.95 of 128x192's, 3072x768x1536 0.87-0.95 of 128x160's) but not
+/// on a square one (1536x1536x4096: 1.04-1.11 of 128x160's, 41 us against
+/// 31 at 3072x768x4096 with the same 128 tiles). There its N-major B is the
+/// loss: with B column-major it took 30 us and tied 128x160 (ncu; see
+/// kPartChunkNMajorBCost). tile_efficiency fits the one-wave time; every
+/// problem takes this factor but those of one wave, at least
+/// kTallTileMinKBlocks k-blocks (the shortest K measured) and a long side
+/// at least kTallTileMinAspect times the short one.
 constexpr double kTallTileStreamingCost = 1.25;
-constexpr std::int64_t kTallTileMinKBlocks = 64;
+constexpr std::int64_t kTallTileMinKBlocks = 24;
 constexpr double kTallTileMinAspect = 3.5;
+/// An N-major B comes in whole 64-column chunks, so a 128-row tile whose
+/// width is not a whole number of them (128x160) loads part of its
+/// neighbour's columns, and every other tile's boxes begin 64 bytes into a
+/// 128-byte line. It ran far slower than with a K-major B, more than those
+/// bytes explain (H100, bf16, GEMM alone, ncu, 2026-12-06, 128x160's time
+/// with B row-major over column-major: 1536^3 1.07, 1536x1536x2048 1.10,
+/// 1536x1536x4096 and x8192 1.29-1.30, 2048x1024x4096 1.33; 128x128 and
+/// 128x192 the same either way; 192x96's L2 sector reads at
+/// 1536x1536x4096 rose by half). Pinned against it (X Y Y X, flushed, every epilogue), the
+/// tiles this factor ranks first instead took 0.93-0.985 of its time at
+/// 1536x1536x4096 (128x192), 0.85-0.975 and 0.85-0.89 at 2304x2048x1536
+/// and x4096 (128x128 pingpong), 0.965-1.056 at 1536^3 (128x192, a tie);
+/// at 2304x1024x4096 128x192 took 0.73-0.76 of it, and 128x128 (ranked
+/// first) as little (ncu). The 192x96 tile keeps its own gate
+/// (kTallTileStreamingCost), measured with an N-major B: on the elongated
+/// problems it takes it ran as fast with either major.
+constexpr double kPartChunkNMajorBCost = 1.15;
 /// Ranks a grouped tile of 4 k-blocks per stage below the one of 2 (same
 /// shape, same ring bytes in twice the stages) where B is streamed.
 constexpr double kDeepStagesCost = 1.003;
@@ -730,6 +749,7 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // cannot tell the two apart, so the 4-k-block ring yields where B streams.
   if (c.operands == C::bits16 && c.k_group >= 4 && !a_streamed) time *= kDeepStagesCost;
   if (c.bm >= 128 && p.M <= c.bm - 64) time *= kIdleConsumerCost;
+  if (c.bm == 128 && c.bn % 64 != 0 && !sm90_reads_k_major(p.B, true, c.operands, p.L)) time *= kPartChunkNMajorBCost;
   if (c.bm == 192) {
     const bool elongated = std::max(M, N) >= kTallTileMinAspect * std::min(M, N);
     if (streaming || k_block_count < kTallTileMinKBlocks || !elongated) time *= kTallTileStreamingCost;

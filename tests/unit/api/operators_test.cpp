@@ -139,10 +139,10 @@ TEST_F(Operators, IgnoringDevicesJudgesTheProblemAlone) {
 // addresses.
 TEST_F(Operators, TheDescribedGpusSmCountAndL2SteerTheRanking) {
   std::uintptr_t next = std::uintptr_t{1} << 40;
-  auto described = [&](DType dtype, Dims shape) {
+  auto described = [&](DType dtype, Dims shape, Dims strides = {}) {
     const void* at = reinterpret_cast<const void*>(next);
     next += std::uintptr_t{1} << 32;
-    return TensorRef::cuda(at, dtype, std::move(shape));
+    return TensorRef::cuda(at, dtype, std::move(shape), std::move(strides));
   };
   auto first = [](const GemmArguments& args, const OperatorQuery& query) {
     for (const OperatorCandidate& c : explain_operators(args, query)) {
@@ -166,9 +166,10 @@ TEST_F(Operators, TheDescribedGpusSmCountAndL2SteerTheRanking) {
   query.l2_bytes = std::int64_t{50} << 20;
   EXPECT_EQ(first(fused, query), "sm90_wgmma_128x192x64_c1x1_pingpong_16bit");
 
+  // B column-major: with a row-major B the ranking takes no 128x160 tile.
   const std::int64_t m = 1536;
   const GemmArguments mid{.A = described(DType::bf16, {1, m, m}),
-                          .B = described(DType::bf16, {1, m, m}),
+                          .B = described(DType::bf16, {1, m, m}, {m * m, 1, m}),
                           .out = described(DType::bf16, {1, m, m})};
   query.l2_bytes = 0;
   EXPECT_EQ(first(mid, query), "sm90_wgmma_128x160x64_c1x1_16bit");

@@ -1201,16 +1201,50 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
   // put more SMs to work than 96 of 128x192.
   EXPECT_EQ(shape_of(best_for(1536, 1536, 1536)), "128x160x64_c1x1");
   EXPECT_EQ(shape_of(best_for(2048, 1536, 1536)), "128x192x64_c1x1");
-  // One wave of long K on an elongated problem in 128 tiles of 192x96
-  // (three consumers), against 96 of 128x192 or 120 of 128x160 (measured
-  // 0.89-0.925 and 0.80-0.83 of their time); not on a square one (1536^2:
-  // 1.04-1.11 of 128x160's), not past one wave, not at short K.
+  // One wave of 24 k-blocks or more on an elongated problem in 128 tiles of
+  // 192x96 (three consumers), against 96 of 128x192 or 120 of 128x160
+  // (measured 0.89-0.925 and 0.80-0.83 of their time at K = 4096); not on a
+  // square one (1536^2: 1.04-1.11 of 128x160's), not past one wave, not at
+  // shorter K.
   EXPECT_EQ(shape_of(best_for(768, 3072, 4096)), "192x96x64_c1x1");
   EXPECT_EQ(shape_of(best_for(3072, 768, 4096)), "192x96x64_c1x1");
+  EXPECT_EQ(shape_of(best_for(3072, 768, 1536)), "192x96x64_c1x1");
   EXPECT_EQ(shape_of(best_for(1536, 1536, 4096)), "128x160x64_c1x1");
   EXPECT_NE(shape_of(best_for(3072, 1536, 4096)), "192x96x64_c1x1");
   EXPECT_NE(shape_of(best_for(1536, 3072, 4096)), "192x96x64_c1x1");
-  EXPECT_NE(shape_of(best_for(768, 3072, 1536)), "192x96x64_c1x1");
+  EXPECT_NE(shape_of(best_for(768, 3072, 1024)), "192x96x64_c1x1");
+}
+
+TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
+  // bf16: with B row-major (N-major) 128x160 loads three whole 64-column
+  // chunks of B and ran 7-33% slower than with B column-major; the tiles of
+  // whole chunks measured faster in its place (kPartChunkNMajorBCost).
+  const auto best = [](std::int64_t M, std::int64_t N, std::int64_t K, detail::Layout b_layout) {
+    detail::Problem p;
+    p.M = M;
+    p.N = N;
+    p.K = K;
+    for (detail::MatrixOperand* x : {&p.A, &p.B, &p.D}) x->dtype = DType::bf16;
+    p.A.row_stride = K;
+    p.A.col_stride = 1;
+    p.D.row_stride = N;
+    p.D.col_stride = 1;
+    p.B.layout = b_layout;
+    const bool row_major = b_layout == detail::Layout::row_major;
+    p.B.row_stride = row_major ? N : 1;
+    p.B.col_stride = row_major ? 1 : K;
+    EXPECT_EQ(detail::sm90_reads_k_major(p.B, true, Sm90OperandClass::bits16, 1), !row_major);
+    return shape_of(best_of(p, Sm90OperandClass::bits16, {}, kH100L2));
+  };
+  constexpr detail::Layout row = detail::Layout::row_major, col = detail::Layout::col_major;
+  EXPECT_EQ(best(1536, 1536, 4096, col), "128x160x64_c1x1");
+  EXPECT_EQ(best(1536, 1536, 4096, row), "128x192x64_c1x1");  // 0.93-0.985 of 128x160's time
+  EXPECT_EQ(best(2304, 1024, 4096, col), "128x160x64_c1x1");
+  EXPECT_EQ(best(2304, 1024, 4096, row), "128x128x64_c1x1");  // 128x192 0.73-0.76, 128x128 as fast (ncu)
+  EXPECT_EQ(best(2304, 2048, 4096, row), "128x128x64_c1x1_pingpong");  // 0.85-0.89
+  // 192x96 keeps its picks with either major: it ran as fast with both there.
+  EXPECT_EQ(best(3072, 768, 4096, row), "192x96x64_c1x1");
+  EXPECT_EQ(best(3072, 768, 4096, col), "192x96x64_c1x1");
 }
 
 TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
