@@ -568,10 +568,11 @@ bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept {
 Status check_reduce_partials(const Problem& p, const Sm90TileConfig& config) {
   const auto reduces = std::count_if(p.outputs.begin(), p.outputs.end(),
                                      [](const EpilogueOperand& out) { return ir::is_reduce_store(out.store_kind); });
-  const std::int64_t per_output = 4 * config.consumers() * static_cast<std::int64_t>(size_bytes(p.compute));
+  const int warps = 4 * config.consumers();
+  const std::int64_t per_output = warps * static_cast<std::int64_t>(size_bytes(p.compute));
   if (reduces * per_output <= kSm90TotalsSharedBytes) return Status::ok();
   return Status::unsupported("the epilogue has " + std::to_string(reduces) + " reduce outputs; this tile's " +
-                             std::to_string(4 * config.consumers()) + " consumer warps hold the partials of at most " +
+                             std::to_string(warps) + " consumer warps hold the partials of at most " +
                              std::to_string(kSm90TotalsSharedBytes / per_output));
 }
 

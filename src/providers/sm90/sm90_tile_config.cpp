@@ -280,12 +280,12 @@ constexpr double kTallTileMinAspect = 3.5;
 /// with B row-major over column-major: 1536^3 1.07, 1536x1536x2048 1.10,
 /// 1536x1536x4096 and x8192 1.29-1.30, 2048x1024x4096 1.33; 128x128 and
 /// 128x192 the same either way; 192x96's L2 sector reads at
-/// 1536x1536x4096 rose by half). Pinned against it (X Y Y X, flushed, every epilogue), the
-/// tiles this factor ranks first instead took 0.93-0.985 of its time at
-/// 1536x1536x4096 (128x192), 0.85-0.975 and 0.85-0.89 at 2304x2048x1536
-/// and x4096 (128x128 pingpong), 0.965-1.056 at 1536^3 (128x192, a tie);
-/// at 2304x1024x4096 128x192 took 0.73-0.76 of it, and 128x128 (ranked
-/// first) as little (ncu). The 192x96 tile keeps its own gate
+/// 1536x1536x4096 rose by half). Pinned against it (X Y Y X, flushed,
+/// every epilogue), the tiles this factor ranks first instead took
+/// 0.93-0.985 of its time at 1536x1536x4096 (128x192), 0.85-0.975 and
+/// 0.85-0.89 at 2304x2048x1536 and x4096 (128x128 pingpong), 0.965-1.056 at
+/// 1536^3 (128x192, a tie); at 2304x1024x4096 128x192 took 0.73-0.76 of
+/// it, and 128x128 (ranked first) as little (ncu). The 192x96 tile keeps its own gate
 /// (kTallTileStreamingCost), measured with an N-major B: on the elongated
 /// problems it takes it ran as fast with either major.
 constexpr double kPartChunkNMajorBCost = 1.15;
