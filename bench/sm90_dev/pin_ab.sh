@@ -8,11 +8,12 @@
 # With PIN_AB_PATCH, Y runs a second build with that patch applied.
 #
 # usage: bench/sm90_dev/pin_ab.sh CASES_FILE
-#   CASES_FILE: one case per line, "ONLY|BUDGET|SHAPE|X|Y":
+#   CASES_FILE: one case per line, "ONLY|BUDGET|SHAPE|X|Y[|YENV]":
 #     ONLY   the rows' --only text, e.g. "bf16 8192^3 none"
 #     BUDGET seconds per row (--budget)
 #     SHAPE  MxNxK for a shape beyond the suite (--shape), or empty
 #     X, Y   substrings of the two operators' names (empty: the pick)
+#     YENV   optional NAME=VALUE settings (space-separated) for Y's runs only
 #   e.g. "bf16 8192^3 none|0.5||128x128x64_c1x1_pingpong_16bit|128x256x64_c1x1_16bit"
 #   PIN_AB_GUARD=S  skip the cases left after S seconds (default 520)
 #   PIN_AB_PATCH=P  Y runs build-bench-patched: this tree with patch P applied
@@ -46,10 +47,10 @@ echo "build $(( $(date +%s) - start )) s"
 
 work=$(mktemp -d)
 run_pinned() {  # tag pin epilogue_bench-flags...
-  local tag=$1 pin=$2 exe=$bin; shift 2
-  [[ $tag == Y ]] && exe=$bin_y
+  local tag=$1 pin=$2 exe=$bin settings=(); shift 2
+  [[ $tag == Y ]] && exe=$bin_y && read -ra settings <<< "$yenv"
   [[ -n $pin ]] && set -- --operator "$pin" "$@"
-  "$exe" --json "$work/$tag.json" "$@" > "$work/$tag.txt" 2>&1 || tail -5 "$work/$tag.txt"
+  env "${settings[@]}" "$exe" --json "$work/$tag.json" "$@" > "$work/$tag.txt" 2>&1 || tail -5 "$work/$tag.txt"
   python3 - "$tag" "$work/$tag.json" << 'PY'
 import json, sys
 tag, path = sys.argv[1], sys.argv[2]
@@ -62,7 +63,7 @@ for line in open(path):
           r.get("operator"), "PASS" if r.get("check_pass") else "FAIL")
 PY
 }
-while IFS='|' read -r only budget shape x y; do
+while IFS='|' read -r only budget shape x y yenv; do
   [[ -z $only || $only == \#* ]] && continue
   if (( $(date +%s) - start > ${PIN_AB_GUARD:-520} )); then echo "time guard: skipping '$only'"; continue; fi
   extra=()
@@ -84,6 +85,6 @@ for row, t in times.items():
     if "X" in t and "Y" in t:
         print(f"Y/X {sum(t['Y']) / len(t['Y']) / (sum(t['X']) / len(t['X'])):.3f} {row}")
 PY
-  echo "case '$only' done $(( $(date +%s) - start )) s"
+  echo "case '$only'${yenv:+ (Y: $yenv)} done $(( $(date +%s) - start )) s"
 done < "$cases"
 rm -rf "$work"
