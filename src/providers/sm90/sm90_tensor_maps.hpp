@@ -26,7 +26,7 @@ using Sm90GemmParams = sm90::GemmParams;
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
 
 /// Cluster rows per group of the tile order (walked column by column within
-/// a group): 8, or 1 (row by row) when N has at most 8 tile columns, so the
+/// a group, odd groups from the last column back): 8, or 1 (row by row) when N has at most 8 tile columns, so the
 /// CTAs that read the same rows of A run side by side. H200, bf16, GEMM
 /// alone, ratio to cuBLASLt, group 8 -> 1: 8192x128x8192 on 128x64
 /// 1.44 -> 1.00; 8192x256x8192 on 128x128 1.07 -> 1.03; 4096x256x4096 on

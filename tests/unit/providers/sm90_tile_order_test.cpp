@@ -1,13 +1,15 @@
 // The kernel's persistent tile order (kernels/sm90_tile_scheduler.cuh,
 // compiled here for the host) on the launch parameters the provider fills
 // (sm90_gemm_params, with the tile order's magic-number divisors): every
-// tile of every batch once, in groups of rows walked column by column.
+// tile of every batch once, in groups of rows walked column by column, odd
+// groups from the last column back.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "api/problem.hpp"
 #include "providers/sm90/sm90_plan.hpp"
@@ -43,7 +45,8 @@ void expect_grouped_order(std::int64_t M, std::int64_t N, std::int64_t L) {
     const int l = i / (rows * cols), r = i % (rows * cols);
     const int first = r / span * group, in = r % span;
     const int group_rows = std::min(group, rows - first);
-    const int row = first + in % group_rows, col = in / group_rows;
+    const int row = first + in % group_rows, step = in / group_rows;
+    const int col = (r / span) % 2 ? cols - 1 - step : step;
     for (int rank = 0; rank < kClusterM; ++rank) {
       const sm90::TileCoord t = order.tile(i, rank);
       ASSERT_EQ(std::tuple(t.l, t.m0, t.n0), std::tuple(l, (row * kClusterM + rank) * kBM, col * kBN))
@@ -64,6 +67,25 @@ TEST(Sm90TileOrder, GroupsOfEightRowsWithAShorterLastGroup) {
   expect_grouped_order<64, 64, 1>(704, 4096, 1);
   expect_grouped_order<128, 128, 1>(1664, 2000, 2);
   expect_grouped_order<128, 128, 1>(2944, 9000, 1);
+}
+
+TEST(Sm90TileOrder, EachGroupStartsOnTheColumnItsPredecessorEndedOn) {
+  // 2560 x 3072 on 128x128: 20 tile rows, 24 tile columns, groups of 8 rows (192 tiles).
+  const Sm90TileConfig config{128, 128, 1, 4, Sm90OperandClass::bits16};
+  detail::Problem problem;
+  problem.M = 2560, problem.N = 3072, problem.K = 256, problem.L = 1;
+  const sm90::TileScheduler<128, 128, 1> order(detail::sm90_gemm_params(problem, detail::Sm90Plan{}, config));
+  const auto at = [&](int index) {
+    const sm90::TileCoord t = order.tile(index, 0);
+    return std::pair(t.m0 / 128, t.n0 / 128);
+  };
+  EXPECT_EQ(at(0), std::pair(0, 0));
+  EXPECT_EQ(at(191), std::pair(7, 23));   // group 0 ends on the last column
+  EXPECT_EQ(at(192), std::pair(8, 23));   // group 1 starts there
+  EXPECT_EQ(at(200), std::pair(8, 22));
+  EXPECT_EQ(at(383), std::pair(15, 0));
+  EXPECT_EQ(at(384), std::pair(16, 0));   // group 2 (4 rows) walks forward again
+  EXPECT_EQ(at(479), std::pair(19, 23));
 }
 
 TEST(Sm90TileOrder, FewTileColumnsWalkRowByRow) {
