@@ -289,6 +289,17 @@ constexpr double kTallTileMinAspect = 3.5;
 /// (kTallTileStreamingCost), measured with an N-major B: on the elongated
 /// problems it takes it ran as fast with either major.
 constexpr double kPartChunkNMajorBCost = 1.15;
+/// The loss grows with K (above), and in one wave of short K 128x160's
+/// smaller tiles win instead: 128x192 took 1.03-1.10 of its time with the
+/// light epilogues (none, alpha*acc+beta*C, relu+F; 0.97-1.01 with the
+/// others) at 3072x768x512 and x1024 and 1536x1536x1024 (H100, pin_ab,
+/// 2026-12-07). From 24 k-blocks the two tie or the charge is right
+/// (3072x768x1536 1.05 light, 0.975-1.01 others; 1536^3 a tie; 2304x1024x1536
+/// 128x160 the slowest by ncu, 18.3-19.0 us against 16.5-17.3 on 128x192),
+/// and past one wave it holds at short K too (2304x2048x1024: 128x128
+/// pingpong 0.85-1.0 of 128x160's time), so only one wave of fewer
+/// k-blocks than this goes uncharged.
+constexpr std::int64_t kPartChunkOneWaveMinKBlocks = 24;
 /// Ranks a grouped tile of 4 k-blocks per stage below the one of 2 (same
 /// shape, same ring bytes in twice the stages) where B is streamed.
 constexpr double kDeepStagesCost = 1.003;
@@ -749,7 +760,9 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // cannot tell the two apart, so the 4-k-block ring yields where B streams.
   if (c.operands == C::bits16 && c.k_group >= 4 && !a_streamed) time *= kDeepStagesCost;
   if (c.bm >= 128 && p.M <= c.bm - 64) time *= kIdleConsumerCost;
-  if (c.bm == 128 && c.bn % 64 != 0 && !sm90_reads_k_major(p.B, true, c.operands, p.L)) time *= kPartChunkNMajorBCost;
+  if (c.bm == 128 && c.bn % 64 != 0 && !sm90_reads_k_major(p.B, true, c.operands, p.L) &&
+      (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks))
+    time *= kPartChunkNMajorBCost;
   if (c.bm == 192) {
     const bool elongated = std::max(M, N) >= kTallTileMinAspect * std::min(M, N);
     if (streaming || k_block_count < kTallTileMinKBlocks || !elongated) time *= kTallTileStreamingCost;

@@ -1242,6 +1242,12 @@ TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
   EXPECT_EQ(best(2304, 1024, 4096, col), "128x160x64_c1x1");
   EXPECT_EQ(best(2304, 1024, 4096, row), "128x128x64_c1x1");  // 128x192 0.73-0.76, 128x128 as fast (ncu)
   EXPECT_EQ(best(2304, 2048, 4096, row), "128x128x64_c1x1_pingpong");  // 0.85-0.89
+  // One wave of fewer than 24 k-blocks keeps 128x160 (128x192 1.03-1.10 of its
+  // time with the light epilogues); past one wave short K is charged too.
+  EXPECT_EQ(best(3072, 768, 1024, row), "128x160x64_c1x1");
+  EXPECT_EQ(best(1536, 1536, 1024, row), "128x160x64_c1x1");
+  EXPECT_EQ(best(2304, 1024, 1536, row), "128x128x64_c1x1");  // 128x160 the slowest (ncu)
+  EXPECT_EQ(best(2304, 2048, 1024, row), "128x128x64_c1x1_pingpong");  // 0.85-1.0
   // 192x96 keeps its picks with either major: it ran as fast with both there.
   EXPECT_EQ(best(3072, 768, 4096, row), "192x96x64_c1x1");
   EXPECT_EQ(best(3072, 768, 4096, col), "192x96x64_c1x1");
