@@ -1,7 +1,7 @@
 // Persistent tile scheduler of the sm90 GEMM: clusters walk the output tiles
 // of all batches in a grouped (swizzled), serpentine order, so the tiles in
-// flight at one time share rows of A and columns of B in L2. Plain integer code, compiled
-// for the device and, in the tests, for the host.
+// flight at one time share rows of A and columns of B in L2. Plain integer
+// code, compiled for the device and, in the tests, for the host.
 #pragma once
 
 #include "fast_divide.cuh"

@@ -26,12 +26,13 @@ using Sm90GemmParams = sm90::GemmParams;
 Sm90GemmParams sm90_gemm_params(const Problem& problem, const Sm90Plan& plan, const Sm90TileConfig& config) noexcept;
 
 /// Cluster rows per group of the tile order (walked column by column within
-/// a group, odd groups from the last column back): 8, or 1 (row by row) when N has at most 8 tile columns, so the
-/// CTAs that read the same rows of A run side by side. H200, bf16, GEMM
-/// alone, ratio to cuBLASLt, group 8 -> 1: 8192x128x8192 on 128x64
-/// 1.44 -> 1.00; 8192x256x8192 on 128x128 1.07 -> 1.03; 4096x256x4096 on
-/// 64x128 1.08 -> 0.97; 16384x256x4096 1.09 -> 1.035; 8192x512x8192
-/// 1.048 -> 1.03; 8192x1024x8192 1.046 -> 1.035 (gelu+bias 1.078 -> 1.058).
+/// a group, odd groups from the last column back): 8, or 1 (row by row)
+/// when N has at most 8 tile columns, so the CTAs that read the same rows
+/// of A run side by side. H200, bf16, GEMM alone, ratio to cuBLASLt,
+/// group 8 -> 1: 8192x128x8192 on 128x64 1.44 -> 1.00; 8192x256x8192 on
+/// 128x128 1.07 -> 1.03; 4096x256x4096 on 64x128 1.08 -> 0.97;
+/// 16384x256x4096 1.09 -> 1.035; 8192x512x8192 1.048 -> 1.03;
+/// 8192x1024x8192 1.046 -> 1.035 (gelu+bias 1.078 -> 1.058).
 int sm90_tile_order_group(std::int64_t N, const Sm90TileConfig& config) noexcept;
 
 /// The L2 promotion of `operand`'s (A's or B's) TMA loads, on the 3-D and

@@ -80,11 +80,11 @@ TEST(Sm90TileOrder, EachGroupStartsOnTheColumnItsPredecessorEndedOn) {
     return std::pair(t.m0 / 128, t.n0 / 128);
   };
   EXPECT_EQ(at(0), std::pair(0, 0));
-  EXPECT_EQ(at(191), std::pair(7, 23));   // group 0 ends on the last column
-  EXPECT_EQ(at(192), std::pair(8, 23));   // group 1 starts there
+  EXPECT_EQ(at(191), std::pair(7, 23));  // group 0 ends on the last column
+  EXPECT_EQ(at(192), std::pair(8, 23));  // group 1 starts there
   EXPECT_EQ(at(200), std::pair(8, 22));
   EXPECT_EQ(at(383), std::pair(15, 0));
-  EXPECT_EQ(at(384), std::pair(16, 0));   // group 2 (4 rows) walks forward again
+  EXPECT_EQ(at(384), std::pair(16, 0));  // group 2 (4 rows) walks forward again
   EXPECT_EQ(at(479), std::pair(19, 23));
 }
 
