@@ -166,7 +166,7 @@ TEST_F(Operators, TheDescribedGpusSmCountAndL2SteerTheRanking) {
   query.l2_bytes = std::int64_t{50} << 20;
   EXPECT_EQ(first(fused, query), "sm90_wgmma_128x192x64_c1x1_pingpong_16bit");
 
-  // B column-major: with a row-major B the ranking takes no 128x160 tile.
+  // B column-major: with a row-major B (N-major) 1536^3 ranks 128x192 first.
   const std::int64_t m = 1536;
   const GemmArguments mid{.A = described(DType::bf16, {1, m, m}),
                           .B = described(DType::bf16, {1, m, m}, {m * m, 1, m}),
