@@ -5,9 +5,9 @@
 # GPU test (`ctest -L gpu -j8`), the runtime's GPU tests (GpuRuntime.*,
 # which the CPU label holds and skips without a GPU) and the Python tests
 # (their `cuda` ones through torch). Logs go to $OUT (or build/device_check).
-# On the same warm machine the suite then runs from the benchmarks built
-# here, in a second call:
-#   EPIGEMM_BENCH_COMMIT=<sha> EPIGEMM_BENCH_TIMEOUT=560 bench/run.sh --no-build
+# On the same warm machine the suite and the sweep then run from the
+# benchmarks built here, in a second call:
+#   COMMIT=<sha> bench/sm90_dev/device_suite.sh
 # (bench/run.sh copies RESULTS.md, the chart and the log to $OUT).
 #   usage (repository root, on the device): bench/sm90_dev/device_check.sh
 set -uo pipefail
