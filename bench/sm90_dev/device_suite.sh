@@ -3,7 +3,7 @@
 # builds bench/epilogue_bench and runtime_bench into build-bench/ (seconds where an earlier call's
 # build is still there), runs `bench/run.sh --no-build` stopped short of the limit, and gives the
 # sweep (`--sweep`) what is left if that is at least SWEEP_MIN seconds (default 120; the full sweep
-# takes about 200 on an H100). bench/run.sh copies RESULTS.md / SWEEP.md, the charts and the logs to
+# took about two minutes). bench/run.sh copies RESULTS.md / SWEEP.md, the charts and the logs to
 # $OUT; this script's logs land there too.
 #   usage (repository root, on the device): COMMIT=<sha> OUT=<dir> bench/sm90_dev/device_suite.sh
 set -uo pipefail
