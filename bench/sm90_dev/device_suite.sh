@@ -23,7 +23,7 @@ EPIGEMM_BENCH_COMMIT=$commit EPIGEMM_BENCH_TIMEOUT=$(( limit - $(elapsed) - 20 )
   > "$out/suite.txt" 2>&1
 status=$?
 echo "suite exit $status at $(elapsed) s"
-sed -n "/issue's targets/,/informational/p" "$out/suite.txt" | grep -E "targets|\| NO \|"
+sed -n "/issue's targets/,/informational/p" "$out/RESULTS.md" 2> /dev/null | grep -E "targets|\| NO \|"
 left=$(( limit - $(elapsed) - 15 ))
 if (( left >= ${SWEEP_MIN:-120} )); then
   EPIGEMM_BENCH_COMMIT=$commit EPIGEMM_BENCH_TIMEOUT=$left bench/run.sh --no-build --sweep > "$out/sweep.txt" 2>&1
