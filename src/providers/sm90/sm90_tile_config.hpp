@@ -66,17 +66,6 @@ struct Sm90TileConfig {
   bool splits_b_along_k(bool b_k_major) const noexcept {
     return !b_k_major && cluster_m > 1 && (bn + 63) / 64 % cluster_m != 0;
   }
-  /// Columns of an N-major B's chunks (the kernel's Cfg::kBChunkCols; the
-  /// first dimension of its TMA box): 64, or 32 on tiles whose width is not
-  /// a whole number of 64 (96, 160), so that a stage loads only the tile's
-  /// columns.
-  int b_chunk_cols() const noexcept { return bn % 64 != 0 ? 32 : 64; }
-  /// The first dimension of B's TMA box (the kernel's Cfg::kBoxB0): bk()
-  /// elements of K for a K-major B, b_chunk_cols() of N for an N-major one.
-  int b_box_dim0(bool b_k_major) const noexcept { return b_k_major ? bk() : b_chunk_cols(); }
-  /// The swizzle span of B's TMA box in bytes (the kernel's 128, or an
-  /// N-major B's Cfg::kBSwizzleBytes).
-  int b_swizzle_bytes(bool b_k_major) const noexcept { return b_k_major ? 128 : b_chunk_cols() * operand_bytes(); }
   /// The second dimension of B's TMA box on a tile of one k-block per stage
   /// (the kernel's Cfg::kBoxB1): bn / cluster_m rows of N for a K-major B;
   /// bk() rows of K of a 64-column chunk for an N-major B, bk() / cluster_m
