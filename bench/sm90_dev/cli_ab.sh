@@ -19,6 +19,7 @@
 #   OUT=DIR              the log goes to DIR/cli_ab.log too
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/bench/sm90_dev/patched_tree.sh"
 patch_file=$(realpath "${1:?usage: bench/sm90_dev/cli_ab.sh PATCH CASES_FILE}")
 cases=$(realpath "${2:?usage: bench/sm90_dev/cli_ab.sh PATCH CASES_FILE}")
 [[ -n ${OUT:-} ]] && exec > >(tee -a "$OUT/cli_ab.log") 2>&1
@@ -31,8 +32,7 @@ build_cli() {  # source-dir build-dir
   cmake --build "$2" --target epigemm_cli -j "$(nproc)" | tail -1
 }
 copy=$(mktemp -d)
-tar -C "$root" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$copy" -xf -
-(cd "$copy" && patch -p1 -s < "$patch_file") || exit 1
+patched_tree "$root" "$patch_file" "$copy" || exit 1
 rm -rf "$root/build-cli-patched"  # its cache names the last run's copy
 build_cli "$root" "$root/build-cli" & base_build=$!
 build_cli "$copy" "$root/build-cli-patched" || exit 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU tests on a kernel patch before its times are trusted: copies the
-# tree, applies PATCH, builds test_gpu into build-tests-patched/ (kept, so a
-# second call on the same machine rebuilds only what changed) and runs, for
+# tree, applies PATCH, builds test_gpu into build-tests-patched/ (kept: the
+# copy keeps the tree's file times, so a second call on the same machine
+# rebuilds what the patch touches) and runs, for
 # each TILE, the suites that cover every 16-bit tile configuration with
 # EPIGEMM_TEST_TILES=TILE (sm90_problem.hpp's bits16_tile_configs), the
 # tiles side by side; then the patched tree's whole `ctest -L gpu -j8` if
@@ -12,6 +13,7 @@
 #   PATCH_TESTS_LIMIT=S  stop the tests S seconds after the start (default 540)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/bench/sm90_dev/patched_tree.sh"
 patch_file=$(realpath "${1:?usage: bench/sm90_dev/patch_tests.sh PATCH TILE...}")
 shift
 (( $# > 0 )) || { echo "name at least one tile, e.g. 192x96"; exit 2; }
@@ -22,8 +24,7 @@ out=${OUT:-$build}
 mkdir -p "$build" "$out"
 copy=$build/src
 rm -rf "$copy" && mkdir -p "$copy"
-tar -C "$root" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$copy" -xf -
-(cd "$copy" && patch -p1 -s < "$patch_file") || exit 1
+patched_tree "$root" "$patch_file" "$copy" || exit 1
 cmake -S "$copy" -B "$build/out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEPIGEMM_BUILD_PYTHON=OFF \
   > "$out/patch_configure.log" 2>&1 && cmake --build "$build/out" --target test_gpu -j "$(nproc)" \
   > "$out/patch_build.log" 2>&1 || { tail -30 "$out/patch_build.log"; exit 1; }

@@ -20,6 +20,7 @@
 #   OUT=DIR         the log goes to DIR/pin_ab.log too
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/bench/sm90_dev/patched_tree.sh"
 cases=${1:?usage: bench/sm90_dev/pin_ab.sh CASES_FILE}
 build=$root/build-bench
 bin=$build/bench/epilogue_bench
@@ -35,8 +36,7 @@ bin_y=$bin
 if [[ -n ${PIN_AB_PATCH:-} ]]; then
   patched=$root/build-bench-patched
   copy=$(mktemp -d)
-  tar -C "$root" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$copy" -xf -
-  (cd "$copy" && patch -p1 -s < "$(realpath "$PIN_AB_PATCH")") || exit 1
+  patched_tree "$root" "$(realpath "$PIN_AB_PATCH")" "$copy" || exit 1
   rm -rf "$patched"  # its cache names the last run's copy
   cmake -S "$copy" -B "$patched" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF \
     -DEPIGEMM_BUILD_BENCH=ON -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null || exit 1
