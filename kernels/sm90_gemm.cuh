@@ -138,7 +138,7 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
 #pragma unroll
           for (int c = 0; c < Cfg::kBChunks; ++c)
             tma_load_3d(smem.tile_b(ring.stage) + c * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first,
-                        tile.n0 + 64 * c, kg * Cfg::kKGroup * Cfg::kBK, lb);
+                        tile.n0 + Cfg::kBChunkCols * c, kg * Cfg::kKGroup * Cfg::kBK, lb);
         }
         ring.next();
       }
@@ -170,18 +170,20 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
           constexpr int kRows = Cfg::kBK / Cfg::kClusterM;  // this CTA's rows of K of every chunk
 #pragma unroll
           for (int chunk = 0; chunk < Cfg::kBChunks; ++chunk)
-            tma_load_3d_multicast(b + chunk * Cfg::kMnChunkBytes + rank * kRows * 128, tma_b, full, kMask, hint_b,
-                                  evict_first, tile.n0 + 64 * chunk, k0 + rank * kRows, lb);
+            tma_load_3d_multicast(b + chunk * Cfg::kBMnChunkBytes + rank * kRows * Cfg::kBSwizzleBytes, tma_b, full,
+                                  kMask, hint_b, evict_first, tile.n0 + Cfg::kBChunkCols * chunk, k0 + rank * kRows,
+                                  lb);
         } else {
           constexpr int kChunks = Cfg::kBChunks / Cfg::kClusterM;
 #pragma unroll
           for (int c = 0; c < kChunks; ++c) {
             const int chunk = rank * kChunks + c;
-            const u32 dst = b + chunk * Cfg::kMnChunkBytes;
+            const u32 dst = b + chunk * Cfg::kBMnChunkBytes;
+            const int n0 = tile.n0 + Cfg::kBChunkCols * chunk;
             if constexpr (Cfg::kClusterM == 1)
-              tma_load_3d(dst, tma_b, full, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
+              tma_load_3d(dst, tma_b, full, hint_b, evict_first, n0, k0, lb);
             else
-              tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, tile.n0 + 64 * chunk, k0, lb);
+              tma_load_3d_multicast(dst, tma_b, full, kMask, hint_b, evict_first, n0, k0, lb);
           }
         }
         ring.next();
@@ -392,13 +394,14 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   const int wg_n = Cfg::kWgAlongN == 2 ? consumer : 0;
 
   // Stage-0 descriptors. K-major: 128-byte rows, 8-row atoms 1024 B apart; one
-  // wgmma's K slice is 32 bytes along the row. MN-major: 64-element chunks
-  // kMnChunkBytes apart (LBO; B's kBChunkStride), 8-row K groups 1024 B apart
-  // (SBO); one wgmma's K slice is kInstK rows of 128 B.
+  // wgmma's K slice is 32 bytes along the row. MN-major: chunks of 64
+  // elements (B's kBChunkCols) kMnChunkBytes apart (LBO; B's kBChunkStride),
+  // 8-row K groups of 128-byte rows 1024 B apart (SBO; B's rows are
+  // kBSwizzleBytes wide); one wgmma's K slice is kInstK rows.
   u64 desc_a, desc_b;
   constexpr u32 kStepA = Cfg::kMajorA == Major::K ? 32 : Cfg::kInstK * 128;
   constexpr u32 kRowBlockA = Cfg::kMajorA == Major::K ? 64 * 128 : Cfg::kMnChunkBytes;  // 64 rows of A
-  constexpr u32 kStepB = Cfg::kMajorB == Major::K ? 32 : Cfg::kInstK * 128;
+  constexpr u32 kStepB = Cfg::kMajorB == Major::K ? 32 : Cfg::kInstK * Cfg::kBSwizzleBytes;
   if constexpr (Cfg::kMajorA == Major::K)
     desc_a = make_desc_sw128(smem.tile_a(0) + wg_m * 64 * 128 + (spread && consumer == 0 ? kSpreadABytes : 0u), 16,
                              1024);
@@ -407,9 +410,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
   if constexpr (Cfg::kMajorB == Major::K)
     desc_b = make_desc_sw128(smem.tile_b(0) + wg_n * Cfg::kWgN * 128, 16, 1024);
   else  // a 32-wide warpgroup tile may start half-way into a 64-element chunk
-    desc_b = make_desc_sw128(smem.tile_b(0) + (wg_n * Cfg::kWgN / 64) * Cfg::kBChunkStride +
-                                 (wg_n * Cfg::kWgN % 64) * Cfg::kInBytes,
-                             Cfg::kBChunkStride, 1024);
+    desc_b = make_desc_swizzled<Cfg::kBSwizzleBytes>(
+        smem.tile_b(0) + (wg_n * Cfg::kWgN / Cfg::kBChunkCols) * Cfg::kBChunkStride +
+            (wg_n * Cfg::kWgN % Cfg::kBChunkCols) * Cfg::kInBytes,
+        Cfg::kBChunkStride, 8 * Cfg::kBSwizzleBytes);
 
   typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
   using EpiTile = typename TileOf<Epi>::type;

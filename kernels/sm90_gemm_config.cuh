@@ -134,22 +134,29 @@ struct GemmConfig {
   static constexpr int kAccRegs = kWgN / 2;            ///< accumulators per thread and row block
 
   // ---- shared memory (every block 1024-byte aligned for the 128-byte swizzle)
-  /// B's 64-column chunks (an N-major B loads whole ones: 160 columns take
-  /// three, the last one half past the tile).
-  static constexpr int kBChunks = (kBN + 63) / 64;
-  static constexpr int kTileABytes = kBM * 128;             ///< kBM x kBK
-  static constexpr int kTileBBytes = kBChunks * 64 * 128;  ///< kBN x kBK, rounded up to whole chunks
+  /// An N-major B comes in chunks of kBChunkCols columns by kBK rows of K,
+  /// one TMA box each, swizzled across their kBSwizzleBytes-wide rows: 64
+  /// columns (128 bytes), or 32 (64 bytes) on a tile of 96, so that a stage
+  /// loads only the tile's own columns (the host's
+  /// Sm90TileConfig::b_chunk_cols says why 160 keeps 64).
+  static constexpr int kBChunkCols = kMajorB_ == Major::MN && kBN_ % 64 != 0 && kBN_ < 128 ? 32 : 64;
+  static constexpr int kBSwizzleBytes = kMajorB_ == Major::MN ? kBChunkCols * kInBytes : 128;
+  static constexpr int kBChunks = (kBN + kBChunkCols - 1) / kBChunkCols;
+  static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
+  /// B's room in a stage: kBN x kBK, rounded up to whole 64-column chunks.
+  static constexpr int kTileBBytes = (kBN + 63) / 64 * 64 * 128;
   /// A stage: kKGroup k-blocks of A, then kKGroup k-blocks of B.
   static constexpr int kStageABytes = kKGroup * kTileABytes;
   static constexpr int kStageBytes = kKGroup * (kTileABytes + kTileBBytes);
+  static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major A: 64 M elements x kBK rows
+  static constexpr int kBMnChunkBytes = kBK * kBSwizzleBytes;  ///< MN-major B: kBChunkCols x kBK
   /// What a plain stage's loads bring (a K-major B only its kBN rows).
-  static constexpr int kStageLoadBytes = kTileABytes + (kMajorB_ == Major::K ? kBN * 128 : kTileBBytes);
-  static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major: 64 MN elements x kBK rows
-  /// An MN-major B's 64-column chunks lie this far apart in a stage (a
-  /// grouped stage holds each chunk's kKGroup k-blocks together, one TMA box
-  /// of kKGroup * kBK rows), and one k-block of B this far from the last.
-  static constexpr int kBChunkStride = kKGroup * kMnChunkBytes;
-  static constexpr int kBKBlockStride = kMajorB_ == Major::MN ? kMnChunkBytes : kTileBBytes;
+  static constexpr int kStageLoadBytes = kTileABytes + (kMajorB_ == Major::K ? kBN * 128 : kBChunks * kBMnChunkBytes);
+  /// An MN-major B's chunks lie this far apart in a stage (a grouped stage
+  /// holds each chunk's kKGroup k-blocks together, one TMA box of kKGroup *
+  /// kBK rows), and one k-block of B this far from the last.
+  static constexpr int kBChunkStride = kKGroup * kBMnChunkBytes;
+  static constexpr int kBKBlockStride = kMajorB_ == Major::MN ? kBMnChunkBytes : kTileBBytes;
   static constexpr int kOutBytes = static_cast<int>(sizeof(TD));
   /// Output columns per staging chunk (see staged_chunk_cols).
   static constexpr int kChunkCols = staged_chunk_cols(kOutBytes, kWgN);
@@ -182,17 +189,19 @@ struct GemmConfig {
     return o ^ (((o >> 7) & (kChunkRowBytes / 16 - 1)) << 4);
   }
 
-  // ---- TMA boxes the host must encode (innermost first; SWIZZLE_128B but D: kSwizzleD; 3-D with L)
+  // ---- TMA boxes the host must encode (innermost first; 3-D with L; SWIZZLE_128B,
+  // but an MN-major B's kBSwizzleBytes and D's kSwizzleD)
   /// A: K-major {kBK, kBM, 1}; MN-major {64, kBK, 1} issued kBM/64 times.
   static constexpr int kBoxA0 = kMajorA == Major::K ? kBK : 64;
   static constexpr int kBoxA1 = kMajorA == Major::K ? kBM : kBK;
   /// An MN-major B whose 64-column chunks do not divide among the cluster's
   /// CTAs (128x192 in 2x1: three) is divided along K instead: each CTA loads
-  /// kBK / kClusterM rows of K of every chunk (whole 1024-byte swizzle atoms).
+  /// kBK / kClusterM rows of K of every chunk (whole swizzle atoms).
   static constexpr bool kBSplitsK = kMajorB_ == Major::MN && kClusterM_ > 1 && kBChunks % kClusterM_ != 0;
-  /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {64, kBK, 1} issued
-  /// kBChunks/kClusterM times, or {64, kBK/kClusterM, 1} kBChunks times (kBSplitsK).
-  static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : 64;
+  /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {kBChunkCols, kBK, 1}
+  /// issued kBChunks/kClusterM times, or {kBChunkCols, kBK/kClusterM, 1}
+  /// kBChunks times (kBSplitsK); swizzled kBSwizzleBytes wide.
+  static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : kBChunkCols;
   static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBSplitsK ? kBK / kClusterM : kBK;
   /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, swizzle kSwizzleD bytes.
   static constexpr int kBoxD0 = kChunkCols;

@@ -341,15 +341,21 @@ __device__ __forceinline__ void fence_regs(int (&d)[kN]) {
   for (int i = 0; i < kN; ++i) asm volatile("" : "+r"(d[i])::"memory");
 }
 
-/// Shared-memory matrix descriptor for a 128-byte-swizzled operand tile.
+/// Shared-memory matrix descriptor for an operand tile swizzled across
+/// kSwizzleBytes-wide rows (128 or 64).
 /// K-major: rows of 128 bytes along K, 8-row atoms `sbo` bytes apart (lbo unused).
-/// MN-major: 64-element MN chunks `lbo` bytes apart, 8-row K groups `sbo` apart.
-__device__ __forceinline__ u64 make_desc_sw128(u32 smem, u32 lbo, u32 sbo) {
+/// MN-major: chunks of one row's MN elements `lbo` bytes apart, 8-row K groups `sbo` apart.
+template <int kSwizzleBytes>
+__device__ __forceinline__ u64 make_desc_swizzled(u32 smem, u32 lbo, u32 sbo) {
+  static_assert(kSwizzleBytes == 128 || kSwizzleBytes == 64, "the tiles swizzle 128- or 64-byte rows");
   u64 d = static_cast<u64>((smem & 0x3FFFF) >> 4);
   d |= static_cast<u64>((lbo & 0x3FFFF) >> 4) << 16;
   d |= static_cast<u64>((sbo & 0x3FFFF) >> 4) << 32;
-  d |= 1ull << 62;  // swizzle mode 1: 128-byte
+  d |= (kSwizzleBytes == 128 ? 1ull : 2ull) << 62;  // swizzle mode 1: 128-byte, 2: 64-byte
   return d;
+}
+__device__ __forceinline__ u64 make_desc_sw128(u32 smem, u32 lbo, u32 sbo) {
+  return make_desc_swizzled<128>(smem, lbo, sbo);
 }
 
 /// Moves a descriptor's start address by `bytes` (a multiple of 16). The

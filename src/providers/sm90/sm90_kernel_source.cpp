@@ -189,7 +189,9 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
       << ", \"the host's shared memory size for this tile differs from the kernel's\");\n";
   // The host encodes B's tensor map with its own box (one k-block per stage).
   if (c.k_group == 1) {
-    out << "static_assert(" << cfg << "::kBoxB1 == " << c.b_box_dim1(plan.b_k_major)
+    out << "static_assert(" << cfg << "::kBoxB0 == " << c.b_box_dim0(plan.b_k_major) << " && " << cfg
+        << "::kBoxB1 == " << c.b_box_dim1(plan.b_k_major) << " && " << cfg
+        << "::kBSwizzleBytes == " << c.b_swizzle_bytes(plan.b_k_major)
         << ", \"the host's TMA box of B for this tile differs from the kernel's\");\n";
   }
   out << "\n" << codegen::kInstantiatedKernelComment << sm90_kernel_name(p, plan, c) << "\n";

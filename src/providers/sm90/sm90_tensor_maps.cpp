@@ -152,13 +152,16 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   } else {
     // A: K-major {K, M, L} in boxes of bk x bm; M-major {M, K, L} in 64 x bk.
     const unsigned a0 = plan.a_k_major ? bk : 64, a1 = plan.a_k_major ? config_.bm : bk;
-    // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in 64 x bk
-    // (64 x bk / cluster where the cluster divides it along K).
-    const unsigned b0 = plan.b_k_major ? bk : 64;
+    // B: K-major {K, N, L} in bk x (bn / cluster); N-major {N, K, L} in
+    // chunks of 64 or 32 columns x bk (x bk / cluster where the cluster
+    // divides it along K), swizzled across the chunk's row.
+    const unsigned b0 = static_cast<unsigned>(config_.b_box_dim0(plan.b_k_major));
     const unsigned b1 = static_cast<unsigned>(config_.b_box_dim1(plan.b_k_major));
+    const CUtensorMapSwizzle b_swizzle =
+        config_.b_swizzle_bytes(plan.b_k_major) == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
     encode_one(driver, plan.a, a0, a1, "encoding the TMA tensor map of A", maps_.a, CU_TENSOR_MAP_SWIZZLE_128B,
                sm90_operand_promotion(plan, config_, plan.a));
-    encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b, CU_TENSOR_MAP_SWIZZLE_128B,
+    encode_one(driver, plan.b, b0, b1, "encoding the TMA tensor map of B", maps_.b, b_swizzle,
                sm90_operand_promotion(plan, config_, plan.b));
   }
   // A D that TMA cannot store leaves through the threads; its map is a

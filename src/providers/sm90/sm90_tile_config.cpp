@@ -74,8 +74,9 @@ constexpr Sm90TileConfig kConfigs[] = {
     {64, 64, 1, 6, C::bits16, false, 0, 2},
     // Narrower than 128x192 for the one-wave mid sizes (1536^3: 120 tiles on
     // 132 SMs against 96 of 128x192); an N-major B loads three whole 64-column
-    // chunks a stage. (128x144, 132 tiles there, ran 6-9% slower than this
-    // one on the H200: its epilogue goes in nine 16-column chunks.)
+    // chunks a stage (five of 32 ran slower: Sm90TileConfig::b_chunk_cols).
+    // (128x144, 132 tiles there, ran 6-9% slower than this one on the H200:
+    // its epilogue goes in nine 16-column chunks.)
     {128, 160, 1, 4, C::bits16},
     // Pingpong on a wider tile: each consumer holds 192 accumulators, and a
     // tile reads a third fewer bytes of A per multiply than 128x128 pingpong
@@ -90,7 +91,7 @@ constexpr Sm90TileConfig kConfigs[] = {
     // sizes whose tile count the 128-row tiles leave awkward (768x3072 and
     // 3072x768: 128 tiles on 132 SMs, against 96 of 128x192 or 120 of
     // 128x160; see kTallTileStreamingCost); 4 stages of 40 KB (an N-major B
-    // loads two whole 64-column chunks a stage).
+    // comes in three 32-column chunks a stage, in room for 128 columns).
     {192, 96, 1, 4, C::bits16},
 };
 
@@ -272,11 +273,11 @@ constexpr double kPaddedRowsCost = 0.8;
 constexpr double kTallTileStreamingCost = 1.25;
 constexpr std::int64_t kTallTileMinKBlocks = 24;
 constexpr double kTallTileMinAspect = 3.5;
-/// An N-major B comes in whole 64-column chunks, so a 128-row tile whose
-/// width is not a whole number of them (128x160) loads part of its
-/// neighbour's columns, and every other tile's boxes begin 64 bytes into a
-/// 128-byte line. It ran far slower than with a K-major B, more than those
-/// bytes explain (H100, bf16, GEMM alone, ncu, 2026-12-06, 128x160's time
+/// An N-major B comes in whole 64-column chunks on 128x160, so it loads part
+/// of its neighbour's columns, and every other tile's boxes begin 64 bytes
+/// into a 128-byte line (32-column chunks ran slower still:
+/// Sm90TileConfig::b_chunk_cols). It ran far slower than with a K-major B,
+/// more than those bytes explain (H100, bf16, GEMM alone, ncu, 2026-12-06, 128x160's time
 /// with B row-major over column-major: 1536^3 1.07, 1536x1536x2048 1.10,
 /// 1536x1536x4096 and x8192 1.29-1.30, 2048x1024x4096 1.33; 128x128 and
 /// 128x192 the same either way; 192x96's L2 sector reads at

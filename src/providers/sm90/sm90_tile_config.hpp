@@ -61,14 +61,28 @@ struct Sm90TileConfig {
   /// fp8 operands accumulated without promotion (cuBLASLt's fast accumulation).
   bool accumulates_fp8_fast() const noexcept { return operands == Sm90OperandClass::fp8 && promote_k_blocks == 0; }
   /// Whether a cluster's CTAs divide an N-major B along K (each loads
-  /// bk() / cluster_m rows of every 64-column chunk) because its chunks do
-  /// not divide among them (the kernel's Cfg::kBSplitsK).
+  /// bk() / cluster_m rows of every chunk) because its chunks do not divide
+  /// among them (the kernel's Cfg::kBSplitsK).
   bool splits_b_along_k(bool b_k_major) const noexcept {
-    return !b_k_major && cluster_m > 1 && (bn + 63) / 64 % cluster_m != 0;
+    return !b_k_major && cluster_m > 1 && bn / b_chunk_cols() % cluster_m != 0;
   }
+  /// Columns of an N-major B's chunks (the kernel's Cfg::kBChunkCols; the
+  /// first dimension of its TMA box): 64, or 32 on a tile 96 wide, so that a
+  /// stage loads only the tile's columns, not 128. 192x96 ran in 0.90-0.956
+  /// of its 64-column time at 1536^3 and 1536x1536x4096 (0.99 at
+  /// 3072x768x4096); 128x160 in five 32-column chunks took 1.07-1.14 at
+  /// those shapes (0.94 at 2304x1024x4096), so it keeps three of 64 (H100,
+  /// bf16, every epilogue, pin_ab, 2026-12-07).
+  int b_chunk_cols() const noexcept { return bn % 64 != 0 && bn < 128 ? 32 : 64; }
+  /// The first dimension of B's TMA box (the kernel's Cfg::kBoxB0): bk()
+  /// elements of K for a K-major B, b_chunk_cols() of N for an N-major one.
+  int b_box_dim0(bool b_k_major) const noexcept { return b_k_major ? bk() : b_chunk_cols(); }
+  /// The swizzle span of B's TMA box in bytes (the kernel's 128, or an
+  /// N-major B's Cfg::kBSwizzleBytes).
+  int b_swizzle_bytes(bool b_k_major) const noexcept { return b_k_major ? 128 : b_chunk_cols() * operand_bytes(); }
   /// The second dimension of B's TMA box on a tile of one k-block per stage
   /// (the kernel's Cfg::kBoxB1): bn / cluster_m rows of N for a K-major B;
-  /// bk() rows of K of a 64-column chunk for an N-major B, bk() / cluster_m
+  /// bk() rows of K of a chunk for an N-major B, bk() / cluster_m
   /// where the cluster divides it along K.
   int b_box_dim1(bool b_k_major) const noexcept {
     if (b_k_major) return bn / cluster_m;

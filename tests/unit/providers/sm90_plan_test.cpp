@@ -987,7 +987,7 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
   // The 128x256 tile stages an f32 D in halves; 16-bit D whole.
   EXPECT_EQ(kBig16.epilogue_slots(4), 4);
   EXPECT_EQ(kBig16.epilogue_slots(2), 4);
-  // 128x160 (four 40 KB stages, B in three whole 64-column chunks): its five
+  // 128x160 (four 40 KB stages, B's room three 64-column chunks): its five
   // chunks fit whole for a 16-bit D; for an f32 D the slots must divide five.
   const Sm90TileConfig mid{128, 160, 1, 4, Sm90OperandClass::bits16};
   EXPECT_EQ(mid.epilogue_slots(2), 5);
@@ -997,7 +997,7 @@ TEST(Sm90TileConfigs, FitInSharedMemoryAndHaveUniqueNames) {
 
 TEST(Sm90TileConfigs, TheTallTileRunsThreeConsumersOfWholeTiles) {
   // 192x96: one consumer per 64-row block (512 threads), each 64 x 96 in
-  // three 32-column chunks; four 40 KB stages (B in two whole 64-column
+  // three 32-column chunks; four 40 KB stages (B's room two 64-column
   // chunks) beside three consumers' slots and barriers.
   const Sm90TileConfig tall{192, 96, 1, 4, Sm90OperandClass::bits16};
   ASSERT_NE(std::find_if(detail::sm90_tile_configs().begin(), detail::sm90_tile_configs().end(),
@@ -1031,6 +1031,26 @@ TEST(Sm90TileConfigs, ClustersDivideAnNMajorBAlongKOnlyWhereItsChunksDoNotDivide
     EXPECT_FALSE(c.splits_b_along_k(true)) << c.shape_name();
   }
   EXPECT_FALSE(kBig16.splits_b_along_k(false));
+}
+
+TEST(Sm90TileConfigs, AnNMajorBComesInChunksThatTheTileWidthDivides) {
+  // 64-column chunks swizzled 128 bytes wide, but 32-column chunks swizzled
+  // 64 bytes wide on a tile 96 wide: TMA boxes of 32 x 64 that load only the
+  // tile's columns. A K-major B keeps boxes of 64 elements of K, swizzled
+  // 128 bytes wide.
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    const bool part_chunks = c.bn == 96;
+    EXPECT_EQ(c.b_chunk_cols(), part_chunks ? 32 : 64) << c.shape_name();
+    EXPECT_EQ(c.b_box_dim0(true), c.bk()) << c.shape_name();
+    EXPECT_EQ(c.b_swizzle_bytes(true), 128) << c.shape_name();
+    if (c.operands != Sm90OperandClass::bits16) continue;  // an N-major B is 16-bit
+    EXPECT_EQ(c.b_box_dim0(false), part_chunks ? 32 : 64) << c.shape_name();
+    EXPECT_EQ(c.b_swizzle_bytes(false), part_chunks ? 64 : 128) << c.shape_name();
+  }
+  EXPECT_EQ((Sm90TileConfig{192, 96, 1, 4, Sm90OperandClass::bits16}.b_box_dim0(false)), 32);
+  EXPECT_EQ((Sm90TileConfig{192, 96, 1, 4, Sm90OperandClass::bits16}.b_swizzle_bytes(false)), 64);
+  EXPECT_EQ((Sm90TileConfig{128, 160, 1, 4, Sm90OperandClass::bits16}.b_swizzle_bytes(false)), 128);
+  EXPECT_EQ(kBig16.b_box_dim0(false), 64);
 }
 
 TEST(Sm90TileConfigs, SkinnyTilesStageNarrowChunksAndKeepDeepRings) {
@@ -1216,9 +1236,10 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
 }
 
 TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
-  // bf16: with B row-major (N-major) 128x160 loads three whole 64-column
-  // chunks of B and ran 7-33% slower than with B column-major; the tiles of
-  // whole chunks measured faster in its place (kPartChunkNMajorBCost).
+  // bf16: with B row-major (N-major) 128x160, loading three whole 64-column
+  // chunks of B, ran 7-33% slower than with B column-major; the tiles of
+  // whole chunks measured faster in its place (kPartChunkNMajorBCost, not
+  // yet measured again with 32-column chunks).
   const auto best = [](std::int64_t M, std::int64_t N, std::int64_t K, detail::Layout b_layout) {
     detail::Problem p;
     p.M = M;
