@@ -9,7 +9,7 @@
 # PATCH_TESTS_ALL=1 and time is left. Logs go to $OUT (or the build folder).
 #
 # usage: bench/sm90_dev/patch_tests.sh PATCH TILE...   e.g.
-#   bench/sm90_dev/patch_tests.sh bench/sm90_dev/b_narrow_chunks.patch 192x96 128x160
+#   bench/sm90_dev/patch_tests.sh bench/sm90_dev/tall_tile_pairs.patch 192x96x64_c2x1
 #   PATCH_TESTS_LIMIT=S  stop the tests S seconds after the start (default 540)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

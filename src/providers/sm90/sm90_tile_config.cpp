@@ -251,9 +251,8 @@ constexpr double kShortClusterStreamingCost = 1.3;
 /// took 47 / 43 us, on 128x64 x2, whose one box holds A's 80 / 96 rows,
 /// 38 / 38.5 us).
 constexpr double kPaddedRowsCost = 0.8;
-/// The 192x96 tile (three consumers) brings 40 KB of A and B (two whole
-/// 64-column chunks of an N-major B) into shared memory for every k-block of
-/// 18432 outputs, more per multiply than the 128-row tiles: in one wave its
+/// The 192x96 tile (three consumers) brings 36 KB of A and B into shared
+/// memory for every k-block of 18432 outputs, more per multiply than the 128-row tiles: in one wave its
 /// 128 CTAs fill at ~10 TB/s, past it the fill rate falls to ~8 TB/s. H100,
 /// bf16, every epilogue, pinned X Y Y X, flushed (2026-12-06), its time over
 /// the previous pick's: one wave, 768x3072x4096 0.89-0.925 (128x192),
@@ -269,10 +268,26 @@ constexpr double kPaddedRowsCost = 0.8;
 /// kPartChunkNMajorBCost). tile_efficiency fits the one-wave time; every
 /// problem takes this factor but those of one wave, at least
 /// kTallTileMinKBlocks k-blocks (the shortest K measured) and a long side
-/// at least kTallTileMinAspect times the short one.
+/// at least kTallTileMinAspect times the short one (and the squarer ones
+/// of kTallTileSquareCost). Those times were taken while an N-major B came
+/// in two whole 64-column chunks a stage.
 constexpr double kTallTileStreamingCost = 1.25;
 constexpr std::int64_t kTallTileMinKBlocks = 24;
 constexpr double kTallTileMinAspect = 3.5;
+/// Since an N-major B comes in three 32-column chunks a stage, 192x96 leads
+/// on one wave of a square problem at mid K too: its time over 128x192's
+/// (the pick) at 1536^3 0.924-0.993, 1536x1536x2048 0.945-1.008, but
+/// 1536x1536x4096 1.01-1.05; over 128x128's at 2304x1024x4096 1.12-1.16,
+/// over 128x128 pingpong's at 3072x1536x4096 (two waves) 1.11-1.16 (H100,
+/// bf16, B row-major, every epilogue, pin_ab, 2026-12-07). So one wave of
+/// kTallTileMinKBlocks up to kTallTileSquareMaxKBlocks with an N-major B,
+/// the long side under kTallTileSquareMaxAspect times the short one (only
+/// square ones were measured), takes this lighter factor; a K-major B keeps
+/// the full one (1536^3 GEMM alone: 15.7 us against 128x160's 16.0, a tie,
+/// 2026-12-07).
+constexpr double kTallTileSquareCost = 1.05;
+constexpr std::int64_t kTallTileSquareMaxKBlocks = 40;
+constexpr double kTallTileSquareMaxAspect = 1.5;
 /// An N-major B comes in whole 64-column chunks on 128x160, so it loads part
 /// of its neighbour's columns, and every other tile's boxes begin 64 bytes
 /// into a 128-byte line (32-column chunks ran slower still:
@@ -764,9 +779,13 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   if (c.bm == 128 && c.bn % 64 != 0 && !sm90_reads_k_major(p.B, true, c.operands, p.L) &&
       (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks))
     time *= kPartChunkNMajorBCost;
-  if (c.bm == 192) {
-    const bool elongated = std::max(M, N) >= kTallTileMinAspect * std::min(M, N);
-    if (streaming || k_block_count < kTallTileMinKBlocks || !elongated) time *= kTallTileStreamingCost;
+  if (c.bm == 192 && (streaming || k_block_count < kTallTileMinKBlocks)) {
+    time *= kTallTileStreamingCost;
+  } else if (c.bm == 192 && std::max(M, N) < kTallTileMinAspect * std::min(M, N)) {
+    const bool square_mid_k = std::max(M, N) < kTallTileSquareMaxAspect * std::min(M, N) &&
+                              k_block_count < kTallTileSquareMaxKBlocks &&
+                              !sm90_reads_k_major(p.B, true, c.operands, p.L);
+    time *= square_mid_k ? kTallTileSquareCost : kTallTileStreamingCost;
   }
   if (c.bm == 64 && c.cluster_m == 2 && streaming) time *= kShortClusterStreamingCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +

@@ -1238,8 +1238,9 @@ TEST(Sm90Heuristic, PicksTheTileFromTheShapeAndSmCount) {
 TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
   // bf16: with B row-major (N-major) 128x160, loading three whole 64-column
   // chunks of B, ran 7-33% slower than with B column-major; the tiles of
-  // whole chunks measured faster in its place (kPartChunkNMajorBCost, not
-  // yet measured again with 32-column chunks).
+  // whole chunks measured faster in its place (kPartChunkNMajorBCost).
+  // 192x96, loading three 32-column chunks, leads on one wave of a square
+  // problem below 40 k-blocks (kTallTileSquareCost).
   const auto best = [](std::int64_t M, std::int64_t N, std::int64_t K, detail::Layout b_layout) {
     detail::Problem p;
     p.M = M;
@@ -1259,7 +1260,11 @@ TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
   };
   constexpr detail::Layout row = detail::Layout::row_major, col = detail::Layout::col_major;
   EXPECT_EQ(best(1536, 1536, 4096, col), "128x160x64_c1x1");
-  EXPECT_EQ(best(1536, 1536, 4096, row), "128x192x64_c1x1");  // 0.93-0.985 of 128x160's time
+  EXPECT_EQ(best(1536, 1536, 4096, row), "128x192x64_c1x1");  // 0.93-0.985 of 128x160's time; 192x96 1.01-1.05
+  EXPECT_EQ(best(1536, 1536, 1536, row), "192x96x64_c1x1");    // 0.924-0.993 of 128x192's
+  EXPECT_EQ(best(1536, 1536, 2048, row), "192x96x64_c1x1");    // 0.945-1.008 of 128x192's
+  EXPECT_EQ(best(1536, 1536, 1536, col), "128x160x64_c1x1");
+  EXPECT_EQ(best(2304, 1024, 2048, row), "128x128x64_c1x1");  // not square: 192x96 unmeasured
   EXPECT_EQ(best(2304, 1024, 4096, col), "128x160x64_c1x1");
   EXPECT_EQ(best(2304, 1024, 4096, row), "128x128x64_c1x1");  // 128x192 0.73-0.76, 128x128 as fast (ncu)
   EXPECT_EQ(best(2304, 2048, 4096, row), "128x128x64_c1x1_pingpong");  // 0.85-0.89
