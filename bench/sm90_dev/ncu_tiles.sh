@@ -8,13 +8,26 @@
 #   NCU_SHAPES="8192,8192,8192,1 4096,4096,4096,1"   --mnkl values
 #   NCU_OPS="sm90_wgmma_128x128x64_c1x1_pingpong_16bit sm90_wgmma_128x256x64_c1x1_16bit"
 #   NCU_EPILOGUES="none relu"   none: D = accum; relu: relu(acc*a+2C)+F
+#   NCU_B_LAYOUT=row|col        B's layout (default row: N-major)
+#   NCU_PATCH=P   profile a second build with patch P applied too ("patched" rows)
 #   OUT=DIR   the raw log goes to DIR/ncu_tiles.log too
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
+source "$root/bench/sm90_dev/patched_tree.sh"
+build_cli() {  # source-folder build-folder
+  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF \
+    -DEPIGEMM_BUILD_BENCH=OFF -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null && cmake --build "$2" --target epigemm -j "$(nproc)" | tail -1
+}
 build=$root/build-ncu
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF \
-  -DEPIGEMM_BUILD_BENCH=OFF -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null || exit 1
-cmake --build "$build" --target epigemm -j "$(nproc)" | tail -1
+build_cli "$root" "$build" || exit 1
+builds=("tree $build/epigemm")
+if [[ -n ${NCU_PATCH:-} ]]; then
+  copy=$(mktemp -d)
+  patched_tree "$root" "$(realpath "$NCU_PATCH")" "$copy" || exit 1
+  rm -rf "$root/build-ncu-patched"  # its cache names the last run's copy
+  build_cli "$copy" "$root/build-ncu-patched" || exit 1
+  builds+=("patched $root/build-ncu-patched/epigemm")
+fi
 nvidia-smi --query-gpu=name,clocks.sm,power.draw,temperature.gpu --format=csv
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__m_xbar2l1tex_read_bytes.sum
 metrics+=,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__cycles_elapsed.avg.per_second
@@ -23,12 +36,16 @@ log=$(mktemp)
 for shape in ${NCU_SHAPES:-8192,8192,8192,1 4096,4096,4096,1}; do
   for op in ${NCU_OPS:-sm90_wgmma_128x128x64_c1x1_pingpong_16bit sm90_wgmma_128x256x64_c1x1_16bit}; do
     for epi in ${NCU_EPILOGUES:-none relu}; do
-      args=(--mnkl "$shape" --ab-dtype bf16 --operator "$op" --skip-ref-check --warmup-iterations 2 --iterations 3)
+      args=(--mnkl "$shape" --ab-dtype bf16 --b-layout "${NCU_B_LAYOUT:-row}" --operator "$op" --skip-ref-check
+            --warmup-iterations 2 --iterations 3)
       [[ $epi == relu ]] && args+=(--epilogue "$relu" --scalar alpha=0.5)
-      echo "== $shape $op $epi" >> "$log"
-      timeout 120 ncu --clock-control none --cache-control all -k regex:gemm_kernel --launch-skip 2 --launch-count 2 \
-        --metrics "$metrics" --csv "$build/epigemm" run "${args[@]}" 2>&1 |
-        grep -E '^"[0-9]' | awk -F'","' '{print $(NF-2), $NF}' | tr -d '"' >> "$log"
+      for b in "${builds[@]}"; do
+        read -r tag exe <<< "$b"
+        echo "== $shape $op $epi${NCU_PATCH:+ $tag}" >> "$log"
+        timeout 120 ncu --clock-control none --cache-control all -k regex:gemm_kernel --launch-skip 2 --launch-count 2 \
+          --metrics "$metrics" --csv "$exe" run "${args[@]}" 2>&1 |
+          grep -E '^"[0-9]' | awk -F'","' '{print $(NF-2), $NF}' | tr -d '"' >> "$log"
+      done
     done
   done
 done
