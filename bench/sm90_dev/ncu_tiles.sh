@@ -10,6 +10,7 @@
 #   NCU_EPILOGUES="none relu"   none: D = accum; relu: relu(acc*a+2C)+F
 #   NCU_B_LAYOUT=row|col        B's layout (default row: N-major)
 #   NCU_PATCH=P   profile a second build with patch P applied too ("patched" rows)
+#   NCU_EXTRA_METRICS=a,b   more ncu metrics, printed after the table (mean per row)
 #   OUT=DIR   the raw log goes to DIR/ncu_tiles.log too
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,6 +32,7 @@ fi
 nvidia-smi --query-gpu=name,clocks.sm,power.draw,temperature.gpu --format=csv
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__m_xbar2l1tex_read_bytes.sum
 metrics+=,lts__t_sector_hit_rate.pct,lts__throughput.avg.pct_of_peak_sustained_elapsed,sm__cycles_elapsed.avg.per_second
+[[ -n ${NCU_EXTRA_METRICS:-} ]] && metrics+=,$NCU_EXTRA_METRICS
 relu='def epi(accum, alpha, C): F = accum*alpha + C*2.0; D = relu(F); return D, F'
 log=$(mktemp)
 for shape in ${NCU_SHAPES:-8192,8192,8192,1 4096,4096,4096,1}; do
@@ -50,7 +52,7 @@ for shape in ${NCU_SHAPES:-8192,8192,8192,1 4096,4096,4096,1}; do
   done
 done
 [[ -n ${OUT:-} ]] && cp "$log" "$OUT/ncu_tiles.log"
-python3 - "$log" << 'PY'
+python3 - "$log" "${NCU_EXTRA_METRICS:-}" << 'PY'
 import re, sys
 rows, cur = {}, None
 for line in open(sys.argv[1]):
@@ -70,4 +72,8 @@ for name, v in rows.items():
           f"{mean('dram__bytes_write.sum', 1e9):.3f} | {mean('l1tex__m_xbar2l1tex_read_bytes.sum', 1e9):.2f} | "
           f"{mean('lts__t_sector_hit_rate.pct'):.1f} | {mean('lts__throughput.avg.pct_of_peak_sustained_elapsed'):.1f} | "
           f"{mean('sm__cycles_elapsed.avg.per_second', 1e9):.3f} |")
+extra = [m for m in sys.argv[2].split(",") if m]
+for name, v in rows.items():
+    for m in extra:
+        print(f"{name}: {m} = {sum(v[m]) / len(v[m]):.4g}" if v.get(m) else f"{name}: {m} = (none)")
 PY
