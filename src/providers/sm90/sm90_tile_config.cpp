@@ -252,8 +252,8 @@ constexpr double kShortClusterStreamingCost = 1.3;
 /// 38 / 38.5 us).
 constexpr double kPaddedRowsCost = 0.8;
 /// The 192x96 tile (three consumers) brings 36 KB of A and B into shared
-/// memory for every k-block of 18432 outputs, more per multiply than the 128-row tiles: in one wave its
-/// 128 CTAs fill at ~10 TB/s, past it the fill rate falls to ~8 TB/s. H100,
+/// memory for every k-block of 18432 outputs, more per multiply than the
+/// 128-row tiles: in one wave its 128 CTAs fill at ~10 TB/s, past it the fill rate falls to ~8 TB/s. H100,
 /// bf16, every epilogue, pinned X Y Y X, flushed (2026-12-06), its time over
 /// the previous pick's: one wave, 768x3072x4096 0.89-0.925 (128x192),
 /// 3000x768x4096 0.93-0.96 (128x160), 1536^3 0.95-1.05 (128x160); two
@@ -292,8 +292,8 @@ constexpr double kTallTileSquareMaxAspect = 1.5;
 /// of its neighbour's columns, and every other tile's boxes begin 64 bytes
 /// into a 128-byte line (32-column chunks ran slower still:
 /// Sm90TileConfig::b_chunk_cols). It ran far slower than with a K-major B,
-/// more than those bytes explain (H100, bf16, GEMM alone, ncu, 2026-12-06, 128x160's time
-/// with B row-major over column-major: 1536^3 1.07, 1536x1536x2048 1.10,
+/// more than those bytes explain (H100, bf16, GEMM alone, ncu, 2026-12-06,
+/// 128x160's time with B row-major over column-major: 1536^3 1.07, 1536x1536x2048 1.10,
 /// 1536x1536x4096 and x8192 1.29-1.30, 2048x1024x4096 1.33; 128x128 and
 /// 128x192 the same either way; 192x96's L2 sector reads at
 /// 1536x1536x4096 rose by half). Pinned against it (X Y Y X, flushed,
@@ -776,16 +776,18 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   // cannot tell the two apart, so the 4-k-block ring yields where B streams.
   if (c.operands == C::bits16 && c.k_group >= 4 && !a_streamed) time *= kDeepStagesCost;
   if (c.bm >= 128 && p.M <= c.bm - 64) time *= kIdleConsumerCost;
-  if (c.bm == 128 && c.bn % 64 != 0 && !sm90_reads_k_major(p.B, true, c.operands, p.L) &&
-      (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks))
+  const bool b_n_major = !sm90_reads_k_major(p.B, true, c.operands, p.L);
+  if (c.bm == 128 && c.bn % 64 != 0 && b_n_major && (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks))
     time *= kPartChunkNMajorBCost;
-  if (c.bm == 192 && (streaming || k_block_count < kTallTileMinKBlocks)) {
-    time *= kTallTileStreamingCost;
-  } else if (c.bm == 192 && std::max(M, N) < kTallTileMinAspect * std::min(M, N)) {
-    const bool square_mid_k = std::max(M, N) < kTallTileSquareMaxAspect * std::min(M, N) &&
-                              k_block_count < kTallTileSquareMaxKBlocks &&
-                              !sm90_reads_k_major(p.B, true, c.operands, p.L);
-    time *= square_mid_k ? kTallTileSquareCost : kTallTileStreamingCost;
+  if (c.bm == 192) {
+    const double long_side = std::max(M, N), short_side = std::min(M, N);
+    const bool one_wave_long_k = !streaming && k_block_count >= kTallTileMinKBlocks;
+    const bool square_mid_k = one_wave_long_k && b_n_major && long_side < kTallTileSquareMaxAspect * short_side &&
+                              k_block_count < kTallTileSquareMaxKBlocks;
+    if (square_mid_k)
+      time *= kTallTileSquareCost;
+    else if (!one_wave_long_k || long_side < kTallTileMinAspect * short_side)
+      time *= kTallTileStreamingCost;
   }
   if (c.bm == 64 && c.cluster_m == 2 && streaming) time *= kShortClusterStreamingCost;
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +

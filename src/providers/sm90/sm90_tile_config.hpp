@@ -64,7 +64,7 @@ struct Sm90TileConfig {
   /// bk() / cluster_m rows of every chunk) because its chunks do not divide
   /// among them (the kernel's Cfg::kBSplitsK).
   bool splits_b_along_k(bool b_k_major) const noexcept {
-    return !b_k_major && cluster_m > 1 && bn / b_chunk_cols() % cluster_m != 0;
+    return !b_k_major && cluster_m > 1 && b_chunks() % cluster_m != 0;
   }
   /// Columns of an N-major B's chunks (the kernel's Cfg::kBChunkCols; the
   /// first dimension of its TMA box): 64, or 32 on a tile 96 wide, so that a
@@ -74,6 +74,9 @@ struct Sm90TileConfig {
   /// those shapes (0.94 at 2304x1024x4096), so it keeps three of 64 (H100,
   /// bf16, every epilogue, pin_ab, 2026-12-07).
   int b_chunk_cols() const noexcept { return bn % 64 != 0 && bn < 128 ? 32 : 64; }
+  /// An N-major B's chunks a k-block, the last one partly past the tile
+  /// where they do not divide its width (the kernel's Cfg::kBChunks).
+  int b_chunks() const noexcept { return (bn + b_chunk_cols() - 1) / b_chunk_cols(); }
   /// The first dimension of B's TMA box (the kernel's Cfg::kBoxB0): bk()
   /// elements of K for a K-major B, b_chunk_cols() of N for an N-major one.
   int b_box_dim0(bool b_k_major) const noexcept { return b_k_major ? bk() : b_chunk_cols(); }

@@ -1022,6 +1022,10 @@ TEST(Sm90TileConfigs, ClustersDivideAnNMajorBAlongKOnlyWhereItsChunksDoNotDivide
   const Sm90TileConfig mid_pair{128, 192, 2, 4, Sm90OperandClass::bits16};
   EXPECT_TRUE(mid_pair.splits_b_along_k(false));
   EXPECT_FALSE(mid_pair.splits_b_along_k(true));
+  // A width of part chunks counts its last chunk, as the kernel's kBChunks
+  // does: 160 columns are three 64-column chunks.
+  EXPECT_EQ((Sm90TileConfig{128, 160, 2, 4, Sm90OperandClass::bits16}.b_chunks()), 3);
+  EXPECT_TRUE((Sm90TileConfig{128, 160, 2, 4, Sm90OperandClass::bits16}.splits_b_along_k(false)));
   EXPECT_EQ(mid_pair.b_box_dim1(false), 32);  // rows of K
   EXPECT_EQ(mid_pair.b_box_dim1(true), 96);   // rows of N
   EXPECT_EQ(kBig16.b_box_dim1(false), 64);
