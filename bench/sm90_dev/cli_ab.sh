@@ -26,11 +26,6 @@ cases=$(realpath "${2:?usage: bench/sm90_dev/cli_ab.sh PATCH CASES_FILE}")
 start=$(date +%s)
 nvidia-smi --query-gpu=name,clocks.sm,power.draw,temperature.gpu --format=csv 2> /dev/null
 
-build_cli() {  # source-dir build-dir
-  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF -DEPIGEMM_BUILD_PYTHON=OFF \
-    > /dev/null || return 1
-  cmake --build "$2" --target epigemm_cli -j "$(nproc)" | tail -1
-}
 copy=$(mktemp -d)
 patched_tree "$root" "$patch_file" "$copy" || exit 1
 rm -rf "$root/build-cli-patched"  # its cache names the last run's copy

@@ -15,10 +15,6 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 source "$root/bench/sm90_dev/patched_tree.sh"
-build_cli() {  # source-folder build-folder
-  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEPIGEMM_BUILD_TESTS=OFF \
-    -DEPIGEMM_BUILD_BENCH=OFF -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null && cmake --build "$2" --target epigemm -j "$(nproc)" | tail -1
-}
 build=$root/build-ncu
 build_cli "$root" "$build" || exit 1
 builds=("tree $build/epigemm")
