@@ -92,7 +92,7 @@ inline constexpr u32 kSpreadABytes = 32 * 128;
 /// each CTA loads its own A and half of B, multicasting that half to both.
 template <class Cfg>
 __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUtensorMap* tma_a,
-                                        const CUtensorMap* tma_b, const GemmParams& p) {
+                                        const CUtensorMap* tma_b, const CUtensorMap* tma_bt, const GemmParams& p) {
   const TileScheduler<Cfg::kBM, Cfg::kBN, Cfg::kClusterM> sched(p);
   const int rank = Cfg::kClusterM > 1 ? static_cast<int>(cluster_ctarank()) : 0;
   const int k_blocks = (p.K + Cfg::kBK - 1) / Cfg::kBK;
@@ -173,6 +173,13 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
             tma_load_3d_multicast(b + chunk * Cfg::kBMnChunkBytes + rank * kRows * Cfg::kBSwizzleBytes, tma_b, full,
                                   kMask, hint_b, evict_first, tile.n0 + Cfg::kBChunkCols * chunk, k0 + rank * kRows,
                                   lb);
+        } else if constexpr (Cfg::kBTail) {  // 1x1: whole chunks, then the tail through its own map
+#pragma unroll
+          for (int chunk = 0; chunk < Cfg::kBMainChunks; ++chunk)
+            tma_load_3d(b + chunk * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first, tile.n0 + 64 * chunk, k0,
+                        lb);
+          tma_load_3d(b + Cfg::kBMainChunks * Cfg::kBChunkStride, tma_bt, full, hint_b, evict_first,
+                      tile.n0 + 64 * Cfg::kBMainChunks, k0, lb);
         } else {
           constexpr int kChunks = Cfg::kBChunks / Cfg::kClusterM;
 #pragma unroll
@@ -288,6 +295,29 @@ __device__ __forceinline__ void add_partial(const GemmParams& p, int part,
         acc[r][2 * v] += x.x;
         acc[r][2 * v + 1] += x.y;
       }
+  }
+}
+
+/// One k-step's wgmmas into a row block's accumulators: one m64n(kWgN), or
+/// with B's tail chunk (Cfg::kBTail) one over the whole chunks (desc_b) and
+/// an m64n32 over the tail (desc_bt) into the fragment's last registers. An
+/// m64nN fragment holds its columns in groups of 8 in register order, so the
+/// two laid end to end are the m64n(kWgN) one and the epilogue reads them as
+/// such.
+template <class Cfg>
+__device__ __forceinline__ void wgmma_k_step(typename Cfg::Acc (&acc)[Cfg::kAccRegs], u64 desc_a, u64 desc_b,
+                                             u64 desc_bt, int scale_d) {
+  using TA = typename Cfg::TA;
+  using TB = typename Cfg::TB;
+  if constexpr (Cfg::kBTail) {
+    using Acc = typename Cfg::Acc;
+    constexpr int kMainN = Cfg::kWgN - Cfg::kBTailCols;
+    wgmma_ss<TA, TB, kMainN, Cfg::kTransA, Cfg::kTransB>(*reinterpret_cast<Acc(*)[kMainN / 2]>(&acc[0]), desc_a,
+                                                         desc_b, scale_d);
+    wgmma_ss<TA, TB, Cfg::kBTailCols, Cfg::kTransA, Cfg::kTransB>(
+        *reinterpret_cast<Acc(*)[Cfg::kBTailCols / 2]>(&acc[kMainN / 2]), desc_a, desc_bt, scale_d);
+  } else {
+    wgmma_ss<TA, TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(acc, desc_a, desc_b, scale_d);
   }
 }
 
@@ -415,6 +445,8 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
             (wg_n * Cfg::kWgN % Cfg::kBChunkCols) * Cfg::kInBytes,
         Cfg::kBChunkStride, 8 * Cfg::kBSwizzleBytes);
 
+  // B's tail chunk (Cfg::kBTail): one 64-byte swizzle atom wide, 8-row K groups 512 B apart.
+  const u64 desc_bt = make_desc_swizzled<64>(smem.tile_b(0) + Cfg::kBMainChunks * Cfg::kBChunkStride, 0, 512);
   typename Cfg::Acc acc[Cfg::kWgRows][Cfg::kAccRegs];  // per row block: (T128,V(kWgN/2)) -> (M64,N kWgN)
   using EpiTile = typename TileOf<Epi>::type;
   static_assert(!HoldsVectors<Epi>::value || kBeginsChunkEarly<Cfg>,
@@ -507,9 +539,10 @@ __device__ __forceinline__ void consume(const SmemLayout<Cfg>& smem, const CUten
             // The first k-step of a tile overwrites the accumulators (scale-d = 0).
 #pragma unroll
             for (int r = 0; r < Cfg::kWgRows; ++r)
-              wgmma_ss<typename Cfg::TA, typename Cfg::TB, Cfg::kWgN, Cfg::kTransA, Cfg::kTransB>(
-                  acc[r], desc_advance(desc_a, a_off + ks * kStepA + r * kRowBlockA),
-                  desc_advance(desc_b, b_off + ks * kStepB), (kb > 0 || j > 0 || ks > 0) ? 1 : 0);
+              wgmma_k_step<Cfg>(acc[r], desc_advance(desc_a, a_off + ks * kStepA + r * kRowBlockA),
+                                desc_advance(desc_b, b_off + ks * kStepB),
+                                desc_advance(desc_bt, b_off + ks * Cfg::kInstK * Cfg::kBTailCols * Cfg::kInBytes),
+                                (kb > 0 || j > 0 || ks > 0) ? 1 : 0);
           }
         }
         wgmma_commit();
@@ -620,6 +653,7 @@ template <class Cfg, class Epi>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap tma_a,
                 const __grid_constant__ CUtensorMap tma_b,
+                const __grid_constant__ CUtensorMap tma_bt,
                 const __grid_constant__ CUtensorMap tma_d,
                 const __grid_constant__ CUtensorMap tma_c,
                 const __grid_constant__ CUtensorMap tma_f, const GemmParams params,
@@ -671,7 +705,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (elect_one()) {
         prefetch_tensormap(&tma_a);
         prefetch_tensormap(&tma_b);
-        produce<Cfg>(smem, &tma_a, &tma_b, params);
+        if constexpr (Cfg::kBTail) prefetch_tensormap(&tma_bt);
+        produce<Cfg>(smem, &tma_a, &tma_b, &tma_bt, params);
       }
     } else if (threadIdx.x < 64) {
       if constexpr (FillsIdentity<Epi>::value)

@@ -137,11 +137,18 @@ struct GemmConfig {
   /// An N-major B comes in chunks of kBChunkCols columns by kBK rows of K,
   /// one TMA box each, swizzled across their kBSwizzleBytes-wide rows: 64
   /// columns (128 bytes), or 32 (64 bytes) on a tile of 96, so that a stage
-  /// loads only the tile's own columns (the host's
-  /// Sm90TileConfig::b_chunk_cols says why 160 keeps 64).
+  /// loads only the tile's own columns. A tile of 160 (kBTail) loads two
+  /// chunks of 64 and its last 32 columns in a tail chunk of their own
+  /// (the host's Sm90TileConfig::b_chunk_cols and b_tail say why).
   static constexpr int kBChunkCols = kMajorB_ == Major::MN && kBN_ % 64 != 0 && kBN_ < 128 ? 32 : 64;
   static constexpr int kBSwizzleBytes = kMajorB_ == Major::MN ? kBChunkCols * kInBytes : 128;
   static constexpr int kBChunks = (kBN + kBChunkCols - 1) / kBChunkCols;
+  /// The tail chunk: kBTailCols columns by kBK rows, swizzled 64 bytes wide,
+  /// loaded through B's second map (tma_bt) after the kBMainChunks whole
+  /// ones and multiplied by its own m64n32 wgmma.
+  static constexpr bool kBTail = kMajorB_ == Major::MN && kBN_ % 64 == 32 && kBN_ > 128;
+  static constexpr int kBTailCols = 32;
+  static constexpr int kBMainChunks = kBTail ? kBN / 64 : kBChunks;
   static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
   /// B's room in a stage: kBN x kBK, rounded up to whole 64-column chunks.
   static constexpr int kTileBBytes = (kBN + 63) / 64 * 64 * 128;
@@ -151,7 +158,8 @@ struct GemmConfig {
   static constexpr int kMnChunkBytes = kBK * 128;  ///< MN-major A: 64 M elements x kBK rows
   static constexpr int kBMnChunkBytes = kBK * kBSwizzleBytes;  ///< MN-major B: kBChunkCols x kBK
   /// What a plain stage's loads bring (a K-major B only its kBN rows).
-  static constexpr int kStageLoadBytes = kTileABytes + (kMajorB_ == Major::K ? kBN * 128 : kBChunks * kBMnChunkBytes);
+  static constexpr int kStageLoadBytes =
+      kTileABytes + (kMajorB_ == Major::K ? kBN * 128 : kBTail ? kBN * kBK * kInBytes : kBChunks * kBMnChunkBytes);
   /// An MN-major B's chunks lie this far apart in a stage (a grouped stage
   /// holds each chunk's kKGroup k-blocks together, one TMA box of kKGroup *
   /// kBK rows), and one k-block of B this far from the last.
@@ -203,6 +211,7 @@ struct GemmConfig {
   /// kBChunks times (kBSplitsK); swizzled kBSwizzleBytes wide.
   static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : kBChunkCols;
   static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBSplitsK ? kBK / kClusterM : kBK;
+  /// B's tail (kBTail): {kBTailCols, kBK, 1}, swizzled 64 bytes wide.
   /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, swizzle kSwizzleD bytes.
   static constexpr int kBoxD0 = kChunkCols;
   static constexpr int kBoxD1 = 64;

@@ -140,8 +140,8 @@ struct Runner {
     attr.val.clusterDim.y = attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
     cfg.numAttrs = Cfg::kClusterM > 1 ? 1 : 0;
-    // No staged epilogue input or output: D's map stands in for theirs (unused).
-    DEV_CHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel(), ma, mb, md, md, md, p, epi));
+    // No tail chunk of B, staged epilogue input or output: B's and D's maps stand in for theirs (unused).
+    DEV_CHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel(), ma, mb, mb, md, md, md, p, epi));
   }
 };
 

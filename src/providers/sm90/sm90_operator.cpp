@@ -359,7 +359,7 @@ void Sm90Operator::run(const Problem& p, void* stream) {
   // it waits only before it first adds to a reduce output, so its main loop
   // overlaps the fill. Not after a repack (see there).
   config.programmatic_dependency = driver.device_info(device).programmatic_launch && !repacked;
-  void* params[] = {&maps.a, &maps.b, &maps.d, &maps.c, &maps.f, &gemm, hook};
+  void* params[] = {&maps.a, &maps.b, &maps.bt, &maps.d, &maps.c, &maps.f, &gemm, hook};
   driver.launch(k.gemm, config, params);
   if (counter != nullptr) ++counter->launches;
 }

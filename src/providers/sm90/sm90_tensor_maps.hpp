@@ -47,11 +47,13 @@ int sm90_tile_order_group(std::int64_t N, const Sm90TileConfig& config) noexcept
 CUtensorMapL2promotion sm90_operand_promotion(const Sm90Plan& plan, const Sm90TileConfig& config,
                                               const Sm90TmaView& operand) noexcept;
 
-/// The five maps one launch passes, in the kernel's parameter order; c and
-/// f are the staged epilogue input's and output's, or copies of d's.
+/// The six maps one launch passes, in the kernel's parameter order; bt is
+/// B's tail chunk's (Sm90TileConfig::b_tail) or a copy of b; c and f are the
+/// staged epilogue input's and output's, or copies of d's.
 struct Sm90Maps {
   CUtensorMap a;
   CUtensorMap b;
+  CUtensorMap bt;
   CUtensorMap d;
   CUtensorMap c;
   CUtensorMap f;

@@ -288,9 +288,9 @@ constexpr double kTallTileMinAspect = 3.5;
 constexpr double kTallTileSquareCost = 1.05;
 constexpr std::int64_t kTallTileSquareMaxKBlocks = 40;
 constexpr double kTallTileSquareMaxAspect = 1.5;
-/// An N-major B comes in whole 64-column chunks on 128x160, so it loads part
-/// of its neighbour's columns, and every other tile's boxes begin 64 bytes
-/// into a 128-byte line (32-column chunks ran slower still:
+/// An N-major B came in three whole 64-column chunks on 128x160, so it loaded
+/// part of its neighbour's columns, and every other tile's boxes began 64
+/// bytes into a 128-byte line (32-column chunks ran slower still:
 /// Sm90TileConfig::b_chunk_cols). It ran far slower than with a K-major B,
 /// more than those bytes explain (H100, bf16, GEMM alone, ncu, 2026-12-06,
 /// 128x160's time with B row-major over column-major: 1536^3 1.07, 1536x1536x2048 1.10,
@@ -303,7 +303,13 @@ constexpr double kTallTileSquareMaxAspect = 1.5;
 /// 1536^3 (128x192, a tie); at 2304x1024x4096 128x192 took 0.73-0.76 of
 /// it, and 128x128 (ranked first) as little (ncu). The 192x96 tile keeps its own gate
 /// (kTallTileStreamingCost), measured with an N-major B: on the elongated
-/// problems it takes it ran as fast with either major.
+/// problems it takes it ran as fast with either major. With the tail chunk
+/// (Sm90TileConfig::b_tail) 128x160 took 0.944-0.974 of the pick's time at
+/// 1536x1536x4096 (128x192), 0.955-1.04 at 1536x1536x2048 (192x96) and
+/// 0.957-1.042 at 2304x2048x4096 (128x128 pingpong), but 0.99-1.085 at
+/// 1536^3, 0.97-1.11 at 2304x2048x1536 and 1.25-1.36 at 2304x1024x4096 and
+/// 1536x1024x4096 (128x128), where this factor alone keeps it from the
+/// pick (H100, bf16, every epilogue, pin_ab, 2026-12-07): it stays.
 constexpr double kPartChunkNMajorBCost = 1.15;
 /// The loss grows with K (above), and in one wave of short K 128x160's
 /// smaller tiles win instead: 128x192 took 1.03-1.10 of its time with the

@@ -71,9 +71,19 @@ struct Sm90TileConfig {
   /// stage loads only the tile's columns, not 128. 192x96 ran in 0.90-0.956
   /// of its 64-column time at 1536^3 and 1536x1536x4096 (0.99 at
   /// 3072x768x4096); 128x160 in five 32-column chunks took 1.07-1.14 at
-  /// those shapes (0.94 at 2304x1024x4096), so it keeps three of 64 (H100,
-  /// bf16, every epilogue, pin_ab, 2026-12-07).
+  /// those shapes (0.94 at 2304x1024x4096), so it loads two of 64 and a
+  /// tail (b_tail) instead (H100, bf16, every epilogue, pin_ab, 2026-12-07).
   int b_chunk_cols() const noexcept { return bn % 64 != 0 && bn < 128 ? 32 : 64; }
+  /// Whether an N-major B's last 32 columns come in a tail chunk of their
+  /// own (the kernel's Cfg::kBTail), through a second map of 32 x bk() boxes
+  /// swizzled 64 bytes wide, after whole 64-column chunks: on 128x160, whose
+  /// third 64-column chunk loaded 32 columns of the next tile. Its time over
+  /// three whole chunks': 1536x1536x4096 0.885-0.908, 1536x1024x4096
+  /// 0.92-0.975, 2304x1024x4096 0.914-0.95; on 192x96 (one whole chunk and
+  /// a tail, against three of 32 columns) 1536^3 1.00-1.02, 1536x1536x4096
+  /// 0.955-0.986, 3072x768x4096 1.076-1.084, so 192x96 keeps its three (H100,
+  /// bf16, every epilogue, pin_ab, 2026-12-07).
+  bool b_tail(bool b_k_major) const noexcept { return !b_k_major && bn % 64 == 32 && bn > 128; }
   /// An N-major B's chunks a k-block, the last one partly past the tile
   /// where they do not divide its width (the kernel's Cfg::kBChunks).
   int b_chunks() const noexcept { return (bn + b_chunk_cols() - 1) / b_chunk_cols(); }

@@ -1040,11 +1040,14 @@ TEST(Sm90TileConfigs, ClustersDivideAnNMajorBAlongKOnlyWhereItsChunksDoNotDivide
 TEST(Sm90TileConfigs, AnNMajorBComesInChunksThatTheTileWidthDivides) {
   // 64-column chunks swizzled 128 bytes wide, but 32-column chunks swizzled
   // 64 bytes wide on a tile 96 wide: TMA boxes of 32 x 64 that load only the
-  // tile's columns. A K-major B keeps boxes of 64 elements of K, swizzled
-  // 128 bytes wide.
+  // tile's columns; a tile 160 wide loads two whole chunks and a tail of 32
+  // columns through a map of its own. A K-major B keeps boxes of 64 elements
+  // of K, swizzled 128 bytes wide, and no tail.
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
     const bool part_chunks = c.bn == 96;
     EXPECT_EQ(c.b_chunk_cols(), part_chunks ? 32 : 64) << c.shape_name();
+    EXPECT_EQ(c.b_tail(false), c.bn == 160) << c.shape_name();
+    EXPECT_FALSE(c.b_tail(true)) << c.shape_name();
     EXPECT_EQ(c.b_box_dim0(true), c.bk()) << c.shape_name();
     EXPECT_EQ(c.b_swizzle_bytes(true), 128) << c.shape_name();
     if (c.operands != Sm90OperandClass::bits16) continue;  // an N-major B is 16-bit
