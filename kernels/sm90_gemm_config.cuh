@@ -208,10 +208,10 @@ struct GemmConfig {
   static constexpr bool kBSplitsK = kMajorB_ == Major::MN && kClusterM_ > 1 && kBChunks % kClusterM_ != 0;
   /// B: K-major {kBK, kBN/kClusterM, 1}; MN-major {kBChunkCols, kBK, 1}
   /// issued kBChunks/kClusterM times, or {kBChunkCols, kBK/kClusterM, 1}
-  /// kBChunks times (kBSplitsK); swizzled kBSwizzleBytes wide.
+  /// kBChunks times (kBSplitsK); swizzled kBSwizzleBytes wide. B's tail
+  /// (kBTail, its own map): {kBTailCols, kBK, 1}, swizzled 64 bytes wide.
   static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : kBChunkCols;
   static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBSplitsK ? kBK / kClusterM : kBK;
-  /// B's tail (kBTail): {kBTailCols, kBK, 1}, swizzled 64 bytes wide.
   /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, swizzle kSwizzleD bytes.
   static constexpr int kBoxD0 = kChunkCols;
   static constexpr int kBoxD1 = 64;
