@@ -210,6 +210,27 @@ TEST_F(Sm90Compile, OperandMajorsDTypesAccumulatorsAndOutputTypes) {
   expect_all_compile(std::move(jobs));
 }
 
+TEST_F(Sm90Compile, PartChunkTilesWithAnNMajorB) {
+  // The tiles whose width is not a whole number of 64-column chunks take an
+  // N-major B in 32-column chunks (192x96) or in whole chunks and a tail
+  // multiplied by its own m64n32 wgmma (128x160): both A majors, a fused
+  // epilogue and reductions, none with a wgmma serialized.
+  const EpilogueCase with_accum = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_scale_return_acc");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  std::vector<Sm90Job> jobs;
+  for (const Sm90TileConfig& c : plain_tile_configs()) {
+    if (c.operands != Sm90OperandClass::bits16 || c.bn % 64 == 0) continue;
+    for (bool a_k_major : {true, false}) {
+      const std::string majors = a_k_major ? "_ak" : "_am";
+      jobs.push_back(make_job("n_major_b" + majors, with_accum, bf16, c, a_k_major, false, rng));
+      jobs.push_back(make_job("n_major_b_reduce" + majors, reductions, kF16, c, a_k_major, false, rng));
+    }
+  }
+  EXPECT_EQ(jobs.size(), 8u);  // 128x160 and 192x96
+  expect_all_compile(std::move(jobs));
+}
+
 /// The 1x1 configuration of tile bm x bn for `operands`, cooperative or
 /// pingpong (it must exist).
 Sm90TileConfig config_of(Sm90OperandClass operands, int bm, int bn, bool pingpong = false) {
