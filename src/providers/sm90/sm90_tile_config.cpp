@@ -73,8 +73,8 @@ constexpr Sm90TileConfig kConfigs[] = {
     // whose B streams refill it sooner (see kDeepStagesCost).
     {64, 64, 1, 6, C::bits16, false, 0, 2},
     // Narrower than 128x192 for the one-wave mid sizes (1536^3: 120 tiles on
-    // 132 SMs against 96 of 128x192); an N-major B loads three whole 64-column
-    // chunks a stage (five of 32 ran slower: Sm90TileConfig::b_chunk_cols).
+    // 132 SMs against 96 of 128x192); an N-major B loads two whole 64-column
+    // chunks and a 32-column tail a stage (Sm90TileConfig::b_tail).
     // (128x144, 132 tiles there, ran 6-9% slower than this one on the H200:
     // its epilogue goes in nine 16-column chunks.)
     {128, 160, 1, 4, C::bits16},
