@@ -24,7 +24,7 @@
 namespace epigemm::detail {
 namespace {
 
-constexpr std::size_t kMapBytes = 5 * sizeof(CUtensorMap);
+constexpr std::size_t kMapBytes = sizeof(Sm90Maps);  ///< the kernel's tensor-map parameters
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
