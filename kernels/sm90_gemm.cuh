@@ -176,10 +176,10 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         } else if constexpr (Cfg::kBTail) {  // 1x1: whole chunks, then the tail through its own map
 #pragma unroll
           for (int chunk = 0; chunk < Cfg::kBMainChunks; ++chunk)
-            tma_load_3d(b + chunk * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first, tile.n0 + 64 * chunk, k0,
-                        lb);
+            tma_load_3d(b + chunk * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first,
+                        tile.n0 + Cfg::kBChunkCols * chunk, k0, lb);
           tma_load_3d(b + Cfg::kBMainChunks * Cfg::kBChunkStride, tma_bt, full, hint_b, evict_first,
-                      tile.n0 + 64 * Cfg::kBMainChunks, k0, lb);
+                      tile.n0 + Cfg::kBChunkCols * Cfg::kBMainChunks, k0, lb);
         } else {
           constexpr int kChunks = Cfg::kBChunks / Cfg::kClusterM;
 #pragma unroll

@@ -187,11 +187,13 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
   const std::string cfg = gemm_config_type(p, plan, c);
   out << "\nstatic_assert(" << cfg << "::kSmemBytes == " << c.shared_bytes(d_bytes(plan))
       << ", \"the host's shared memory size for this tile differs from the kernel's\");\n";
-  // The host encodes B's tensor map with its own box (one k-block per stage).
+  // The host encodes B's tensor maps with its own boxes (one k-block per
+  // stage), the tail chunk's only where it takes one.
   if (c.k_group == 1) {
     out << "static_assert(" << cfg << "::kBoxB0 == " << c.b_box_dim0(plan.b_k_major) << " && " << cfg
         << "::kBoxB1 == " << c.b_box_dim1(plan.b_k_major) << " && " << cfg
-        << "::kBSwizzleBytes == " << c.b_swizzle_bytes(plan.b_k_major)
+        << "::kBSwizzleBytes == " << c.b_swizzle_bytes(plan.b_k_major) << " && " << cfg
+        << "::kBTail == " << (c.b_tail(plan.b_k_major) ? "true" : "false")
         << ", \"the host's TMA box of B for this tile differs from the kernel's\");\n";
   }
   out << "\n" << codegen::kInstantiatedKernelComment << sm90_kernel_name(p, plan, c) << "\n";
