@@ -193,7 +193,8 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
     out << "static_assert(" << cfg << "::kBoxB0 == " << c.b_box_dim0(plan.b_k_major) << " && " << cfg
         << "::kBoxB1 == " << c.b_box_dim1(plan.b_k_major) << " && " << cfg
         << "::kBSwizzleBytes == " << c.b_swizzle_bytes(plan.b_k_major) << " && " << cfg
-        << "::kBTail == " << (c.b_tail(plan.b_k_major) ? "true" : "false")
+        << "::kBTail == " << (c.b_tail(plan.b_k_major) ? "true" : "false") << " && " << cfg
+        << "::kBTailCols == " << c.b_tail_cols()
         << ", \"the host's TMA box of B for this tile differs from the kernel's\");\n";
   }
   out << "\n" << codegen::kInstantiatedKernelComment << sm90_kernel_name(p, plan, c) << "\n";

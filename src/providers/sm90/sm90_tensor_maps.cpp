@@ -165,8 +165,9 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
                sm90_operand_promotion(plan, config_, plan.b));
   }
   if (config_.b_tail(plan.b_k_major))
-    encode_one(driver, plan.b, 32, static_cast<unsigned>(bk), "encoding the TMA tensor map of B's tail chunk",
-               maps_.bt, CU_TENSOR_MAP_SWIZZLE_64B, sm90_operand_promotion(plan, config_, plan.b));
+    encode_one(driver, plan.b, static_cast<unsigned>(config_.b_tail_cols()), static_cast<unsigned>(bk),
+               "encoding the TMA tensor map of B's tail chunk", maps_.bt, CU_TENSOR_MAP_SWIZZLE_64B,
+               sm90_operand_promotion(plan, config_, plan.b));
   else
     maps_.bt = maps_.b;
   // A D that TMA cannot store leaves through the threads; its map is a

@@ -84,6 +84,9 @@ struct Sm90TileConfig {
   /// 0.955-0.986, 3072x768x4096 1.076-1.084, so 192x96 keeps its three (H100,
   /// bf16, every epilogue, pin_ab, 2026-12-07).
   bool b_tail(bool b_k_major) const noexcept { return !b_k_major && bn % 64 == 32 && bn > 128; }
+  /// The tail chunk's width in columns (the kernel's Cfg::kBTailCols): one
+  /// 64-byte swizzle atom of a 16-bit B.
+  static constexpr int b_tail_cols() noexcept { return 32; }
   /// An N-major B's chunks a k-block, the last one partly past the tile
   /// where they do not divide its width (the kernel's Cfg::kBChunks).
   int b_chunks() const noexcept { return (bn + b_chunk_cols() - 1) / b_chunk_cols(); }
