@@ -322,6 +322,21 @@ constexpr double kPartChunkNMajorBCost = 1.15;
 /// pingpong 0.85-1.0 of 128x160's time), so only one wave of fewer
 /// k-blocks than this goes uncharged.
 constexpr std::int64_t kPartChunkOneWaveMinKBlocks = 24;
+/// Yet on one wave of a square problem of long K the tail-chunk tile beats
+/// the whole-chunk ones the charge ranks first. Its time (H100, bf16, B
+/// row-major, every epilogue, pin_ab, 2026-12-07): over 128x192's,
+/// 0.948-0.983 at 1536x1536 (K = 3072, 6144, 8192), 0.97-1.0 at
+/// 1664x1536x6144, 0.977-0.994 at 1536x1664x4096; over 128x128's (cut along
+/// K), 0.95-0.995 at 1536x1536x4096, 0.906-0.973 at 1408x1792x4096,
+/// 0.936-0.994 at 1408x1664x4096; over 64x128's 0.89-0.97 at
+/// 1408x1792x3072. (Before the producer left out B's chunks wholly past N,
+/// the last three took 1.12-1.23 of the others' time.) At K = 2048 it tied
+/// 192x96 (0.946-1.026). So one wave from this many k-blocks, the long side
+/// under kTallTileSquareMaxAspect times the short one, goes uncharged. Where
+/// 128x128 fills the wave it stays far ahead, as the model says without the
+/// charge too (1408x1536x4096: 128x160 took 1.24-1.29 of its time,
+/// 1280x1600x4096 1.10-1.15).
+constexpr std::int64_t kPartChunkSquareMinKBlocks = 48;
 /// Ranks a grouped tile of 4 k-blocks per stage below the one of 2 (same
 /// shape, same ring bytes in twice the stages) where B is streamed.
 constexpr double kDeepStagesCost = 1.003;
@@ -783,10 +798,13 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   if (c.operands == C::bits16 && c.k_group >= 4 && !a_streamed) time *= kDeepStagesCost;
   if (c.bm >= 128 && p.M <= c.bm - 64) time *= kIdleConsumerCost;
   const bool b_n_major = !sm90_reads_k_major(p.B, true, c.operands, p.L);
-  if (c.bm == 128 && c.bn % 64 != 0 && b_n_major && (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks))
-    time *= kPartChunkNMajorBCost;
+  const double long_side = std::max(M, N), short_side = std::min(M, N);
+  if (c.bm == 128 && c.bn % 64 != 0 && b_n_major && (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks)) {
+    const bool square_long_k = !streaming && c.b_tail(false) && k_block_count >= kPartChunkSquareMinKBlocks &&
+                               long_side < kTallTileSquareMaxAspect * short_side;
+    if (!square_long_k) time *= kPartChunkNMajorBCost;
+  }
   if (c.bm == 192) {
-    const double long_side = std::max(M, N), short_side = std::min(M, N);
     const bool one_wave_long_k = !streaming && k_block_count >= kTallTileMinKBlocks;
     const bool square_mid_k = one_wave_long_k && b_n_major && long_side < kTallTileSquareMaxAspect * short_side &&
                               k_block_count < kTallTileSquareMaxKBlocks;
