@@ -329,8 +329,9 @@ constexpr std::int64_t kPartChunkOneWaveMinKBlocks = 24;
 /// 1664x1536x6144, 0.977-0.994 at 1536x1664x4096; over 128x128's (cut along
 /// K), 0.95-0.995 at 1536x1536x4096, 0.906-0.973 at 1408x1792x4096,
 /// 0.936-0.994 at 1408x1664x4096; over 64x128's 0.89-0.97 at
-/// 1408x1792x3072. (Before the producer left out B's chunks wholly past N,
-/// the last three took 1.12-1.23 of the others' time.) At K = 2048 it tied
+/// 1408x1792x3072 (even before the producer left out B's chunks wholly past
+/// N, without which 128x160 took 1.12-1.23 of the others' time at
+/// 1536x1664x4096, 1408x1792x4096 and 1408x1664x4096). At K = 2048 it tied
 /// 192x96 (0.946-1.026). So one wave from this many k-blocks, the long side
 /// under kTallTileSquareMaxAspect times the short one, goes uncharged. Where
 /// 128x128 fills the wave it stays far ahead, as the model says without the
