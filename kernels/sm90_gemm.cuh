@@ -129,7 +129,7 @@ struct StageBoxes {
       if constexpr (Cfg::kBTail) {
         if (cols <= Cfg::kBMainChunks * Cfg::kBChunkCols) {
           b_tail = false;
-          bytes -= static_cast<u32>(Cfg::kBTailCols * Cfg::kBK * Cfg::kInBytes);
+          bytes -= static_cast<u32>(Cfg::kBTailBytes);
         }
       }
     }
@@ -240,9 +240,9 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
 #pragma unroll
           for (int c = 0; c < kChunks; ++c) {
             const int chunk = rank * kChunks + c;
+            if (chunk >= boxes.b_chunks) continue;
             const u32 dst = b + chunk * Cfg::kBMnChunkBytes;
             const int n0 = tile.n0 + Cfg::kBChunkCols * chunk;
-            if (chunk >= boxes.b_chunks) continue;
             if constexpr (Cfg::kClusterM == 1)
               tma_load_3d(dst, tma_b, full, hint_b, evict_first, n0, k0, lb);
             else

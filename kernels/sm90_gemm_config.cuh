@@ -148,6 +148,7 @@ struct GemmConfig {
   /// ones and multiplied by its own m64n32 wgmma.
   static constexpr bool kBTail = kMajorB_ == Major::MN && kBN_ % 64 == 32 && kBN_ > 128;
   static constexpr int kBTailCols = 32;
+  static constexpr int kBTailBytes = kBTailCols * kBK * kInBytes;
   static constexpr int kBMainChunks = kBTail ? kBN / 64 : kBChunks;
   static constexpr int kTileABytes = kBM * 128;  ///< kBM x kBK
   /// B's room in a stage: kBN x kBK, rounded up to whole 64-column chunks.
@@ -159,7 +160,7 @@ struct GemmConfig {
   static constexpr int kBMnChunkBytes = kBK * kBSwizzleBytes;  ///< MN-major B: kBChunkCols x kBK
   /// What a plain stage's loads bring (a K-major B only its kBN rows).
   static constexpr int kStageLoadBytes =
-      kTileABytes + (kMajorB_ == Major::K ? kBN * 128 : kBTail ? kBN * kBK * kInBytes : kBChunks * kBMnChunkBytes);
+      kTileABytes + (kMajorB_ == Major::K ? kBN * 128 : kBMainChunks * kBMnChunkBytes + (kBTail ? kBTailBytes : 0));
   /// An MN-major B's chunks lie this far apart in a stage (a grouped stage
   /// holds each chunk's kKGroup k-blocks together, one TMA box of kKGroup *
   /// kBK rows), and one k-block of B this far from the last.
