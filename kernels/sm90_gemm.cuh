@@ -167,7 +167,16 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       // further along K (and wrapping) spreads them: 1.5% faster at M = 16;
       // on 16-bit 64x64 x2 0.5-1%. The 64x128 x2 tile measured 1% slower with it.
       // A tile cut along K streams its own range of groups, unstaggered.
-      const u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + p.b_box_rows) * 128);
+      u32 bytes = static_cast<u32>(Cfg::kKGroup * (p.a_box_rows + p.b_box_rows) * 128);
+      // An N-major B's chunks wholly past N are left out (see StageBoxes).
+      int b_chunks = Cfg::kBChunks;
+      if constexpr (Cfg::kMajorB == Major::MN) {
+        const int cols = p.N - tile.n0;
+        if (cols < Cfg::kBChunks * Cfg::kBChunkCols) {
+          b_chunks = (cols + Cfg::kBChunkCols - 1) / Cfg::kBChunkCols;
+          bytes -= static_cast<u32>((Cfg::kBChunks - b_chunks) * Cfg::kBChunkStride);
+        }
+      }
       const u32 a_at = spreads_rows<Cfg>(p) ? kSpreadABytes : 0u;
       const int groups = item.k_count();
       constexpr bool kStaggers = Cfg::kMajorB == Major::K &&
@@ -186,8 +195,9 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
         } else {
 #pragma unroll
           for (int c = 0; c < Cfg::kBChunks; ++c)
-            tma_load_3d(smem.tile_b(ring.stage) + c * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first,
-                        tile.n0 + Cfg::kBChunkCols * c, kg * Cfg::kKGroup * Cfg::kBK, lb);
+            if (c < b_chunks)
+              tma_load_3d(smem.tile_b(ring.stage) + c * Cfg::kBChunkStride, tma_b, full, hint_b, evict_first,
+                          tile.n0 + Cfg::kBChunkCols * c, kg * Cfg::kKGroup * Cfg::kBK, lb);
         }
         ring.next();
       }
