@@ -307,9 +307,8 @@ constexpr double kTallTileSquareMaxAspect = 1.5;
 /// (Sm90TileConfig::b_tail) 128x160 took 0.944-0.974 of the pick's time at
 /// 1536x1536x4096 (128x192), 0.955-1.04 at 1536x1536x2048 (192x96) and
 /// 0.957-1.042 at 2304x2048x4096 (128x128 pingpong), but 0.99-1.085 at
-/// 1536^3, 0.97-1.11 at 2304x2048x1536 and 1.25-1.36 at 2304x1024x4096 and
-/// 1536x1024x4096 (128x128), where this factor alone keeps it from the
-/// pick (H100, bf16, every epilogue, pin_ab, 2026-12-07): it stays.
+/// 1536^3 and 0.97-1.11 at 2304x2048x1536 (H100, bf16, every epilogue,
+/// pin_ab, 2026-12-07): it stays, but for one wave of long K (below).
 constexpr double kPartChunkNMajorBCost = 1.15;
 /// The loss grows with K (above), and in one wave of short K 128x160's
 /// smaller tiles win instead: 128x192 took 1.03-1.10 of its time with the
@@ -322,8 +321,8 @@ constexpr double kPartChunkNMajorBCost = 1.15;
 /// pingpong 0.85-1.0 of 128x160's time), so only one wave of fewer
 /// k-blocks than this goes uncharged.
 constexpr std::int64_t kPartChunkOneWaveMinKBlocks = 24;
-/// Yet on one wave of a square problem of long K the tail-chunk tile beats
-/// the whole-chunk ones the charge ranks first. Its time (H100, bf16, B
+/// Yet on one wave of long K the tail-chunk tile beats the whole-chunk ones
+/// the charge ranks first. On square problems its time (H100, bf16, B
 /// row-major, every epilogue, pin_ab, 2026-12-07): over 128x192's,
 /// 0.948-0.983 at 1536x1536 (K = 3072, 6144, 8192), 0.97-1.0 at
 /// 1664x1536x6144, 0.977-0.994 at 1536x1664x4096; over 128x128's (cut along
@@ -332,12 +331,19 @@ constexpr std::int64_t kPartChunkOneWaveMinKBlocks = 24;
 /// 1408x1792x3072 (even before the producer left out B's chunks wholly past
 /// N, without which 128x160 took 1.12-1.23 of the others' time at
 /// 1536x1664x4096, 1408x1792x4096 and 1408x1664x4096). At K = 2048 it tied
-/// 192x96 (0.946-1.026). So one wave from this many k-blocks, the long side
-/// under kTallTileSquareMaxAspect times the short one, goes uncharged. Where
-/// 128x128 fills the wave it stays far ahead, as the model says without the
-/// charge too (1408x1536x4096: 128x160 took 1.24-1.29 of its time,
-/// 1280x1600x4096 1.10-1.15).
-constexpr std::int64_t kPartChunkSquareMinKBlocks = 48;
+/// 192x96 (0.946-1.026). Up to 2.4 times as long as wide, at K = 4096,
+/// over the pick's time once the producer left out B's chunks wholly past N
+/// (2026-12-07): 2304x1024 0.937-0.991 and 1024x2432 0.913-0.934 (128x128),
+/// 1088x2048 0.859-0.886 (64x128), 2176x960 0.77-0.81 and 1920x1088
+/// 0.935-1.031 (128x64), but 1024x2176 1.02-1.07 (128x128); 128x192 took
+/// 1.04-1.06 of its time at 2304x1024. So one wave from this many
+/// k-blocks, the long side under kPartChunkLongKMaxAspect times the short
+/// one, goes uncharged. Where 128x128 fills the wave it stays far ahead, as
+/// the model says without the charge too (1408x1536x4096: 128x160 took
+/// 1.24-1.29 of its time, 1280x1600x4096 1.10-1.15, 1536x1024x4096
+/// 1.26-1.30).
+constexpr std::int64_t kPartChunkLongKMinKBlocks = 48;
+constexpr double kPartChunkLongKMaxAspect = 2.5;
 /// Ranks a grouped tile of 4 k-blocks per stage below the one of 2 (same
 /// shape, same ring bytes in twice the stages) where B is streamed.
 constexpr double kDeepStagesCost = 1.003;
@@ -801,9 +807,9 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const bool b_n_major = !sm90_reads_k_major(p.B, true, c.operands, p.L);
   const double long_side = std::max(M, N), short_side = std::min(M, N);
   if (c.bm == 128 && c.bn % 64 != 0 && b_n_major && (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks)) {
-    const bool square_long_k = !streaming && c.b_tail(false) && k_block_count >= kPartChunkSquareMinKBlocks &&
-                               long_side < kTallTileSquareMaxAspect * short_side;
-    if (!square_long_k) time *= kPartChunkNMajorBCost;
+    const bool one_wave_long_k = !streaming && c.b_tail(false) && k_block_count >= kPartChunkLongKMinKBlocks &&
+                                 long_side < kPartChunkLongKMaxAspect * short_side;
+    if (!one_wave_long_k) time *= kPartChunkNMajorBCost;
   }
   if (c.bm == 192) {
     const bool one_wave_long_k = !streaming && k_block_count >= kTallTileMinKBlocks;
