@@ -336,7 +336,9 @@ constexpr std::int64_t kPartChunkOneWaveMinKBlocks = 24;
 /// (2026-12-07): 2304x1024 0.937-0.991 and 1024x2432 0.913-0.934 (128x128),
 /// 1088x2048 0.859-0.886 (64x128), 2176x960 0.77-0.81 and 1920x1088
 /// 0.935-1.031 (128x64), but 1024x2176 1.02-1.07 (128x128); 128x192 took
-/// 1.04-1.06 of its time at 2304x1024. So one wave from this many
+/// 1.04-1.06 of its time at 2304x1024; at K = 3072 and 8192 2304x1024
+/// 0.953-1.013 and 0.961-0.99, 1088x2048x3072 0.83-0.86, 2176x960x8192
+/// 0.72-0.76. So one wave from this many
 /// k-blocks, the long side under kPartChunkLongKMaxAspect times the short
 /// one, goes uncharged. Where 128x128 fills the wave it stays far ahead, as
 /// the model says without the charge too (1408x1536x4096: 128x160 took

@@ -1285,6 +1285,8 @@ TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
   EXPECT_EQ(best(1024, 2432, 4096, row), "128x160x64_c1x1");
   EXPECT_EQ(best(1088, 2048, 4096, row), "128x160x64_c1x1");
   EXPECT_EQ(best(2176, 960, 4096, row), "128x160x64_c1x1");
+  EXPECT_EQ(best(2176, 960, 8192, row), "128x160x64_c1x1");   // 0.72-0.76 of 128x64's
+  EXPECT_EQ(best(1088, 2048, 3072, row), "128x160x64_c1x1");  // 0.83-0.86 of 64x128's
   EXPECT_EQ(best(1536, 1024, 4096, row), "128x128x64_c1x1");  // 128x160 1.26-1.30 of its time
   EXPECT_NE(best(3072, 1024, 4096, row), "128x160x64_c1x1");  // 3 times as long: charged
   EXPECT_EQ(best(2304, 2048, 4096, row), "128x128x64_c1x1_pingpong");  // 0.85-0.89
