@@ -338,12 +338,11 @@ constexpr std::int64_t kPartChunkOneWaveMinKBlocks = 24;
 /// 0.935-1.031 (128x64), but 1024x2176 1.02-1.07 (128x128); 128x192 took
 /// 1.04-1.06 of its time at 2304x1024; at K = 3072 and 8192 2304x1024
 /// 0.953-1.013 and 0.961-0.99, 1088x2048x3072 0.83-0.86, 2176x960x8192
-/// 0.72-0.76. So one wave from this many
-/// k-blocks, the long side under kPartChunkLongKMaxAspect times the short
-/// one, goes uncharged. Where 128x128 fills the wave it stays far ahead, as
-/// the model says without the charge too (1408x1536x4096: 128x160 took
-/// 1.24-1.29 of its time, 1280x1600x4096 1.10-1.15, 1536x1024x4096
-/// 1.26-1.30).
+/// 0.72-0.76. So one wave from this many k-blocks, the long side under
+/// kPartChunkLongKMaxAspect times the short one, goes uncharged. Where
+/// 128x128 fills the wave it stays far ahead, as the model says without the
+/// charge too (1408x1536x4096: 128x160 took 1.24-1.29 of its time,
+/// 1280x1600x4096 1.10-1.15, 1536x1024x4096 1.26-1.30).
 constexpr std::int64_t kPartChunkLongKMinKBlocks = 48;
 constexpr double kPartChunkLongKMaxAspect = 2.5;
 /// Ranks a grouped tile of 4 k-blocks per stage below the one of 2 (same

@@ -1280,7 +1280,7 @@ TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
   EXPECT_EQ(best(2304, 1024, 2048, row), "128x128x64_c1x1");  // not square: 192x96 unmeasured
   EXPECT_EQ(best(2304, 1024, 4096, col), "128x160x64_c1x1");
   // One wave of long K up to 2.5 times as long as wide goes uncharged too:
-  // over the pick's time 0.86-0.99 (1024x2176: 1.02-1.07, a loss taken).
+  // 0.72-1.03 of the former pick's time (1024x2176: 1.02-1.07, a loss taken).
   EXPECT_EQ(best(2304, 1024, 4096, row), "128x160x64_c1x1");
   EXPECT_EQ(best(1024, 2432, 4096, row), "128x160x64_c1x1");
   EXPECT_EQ(best(1088, 2048, 4096, row), "128x160x64_c1x1");
