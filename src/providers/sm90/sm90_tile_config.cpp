@@ -808,9 +808,9 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const bool b_n_major = !sm90_reads_k_major(p.B, true, c.operands, p.L);
   const double long_side = std::max(M, N), short_side = std::min(M, N);
   if (c.bm == 128 && c.bn % 64 != 0 && b_n_major && (streaming || k_block_count >= kPartChunkOneWaveMinKBlocks)) {
-    const bool one_wave_long_k = !streaming && c.b_tail(false) && k_block_count >= kPartChunkLongKMinKBlocks &&
-                                 long_side < kPartChunkLongKMaxAspect * short_side;
-    if (!one_wave_long_k) time *= kPartChunkNMajorBCost;
+    const bool waived = !streaming && c.b_tail(false) && k_block_count >= kPartChunkLongKMinKBlocks &&
+                        long_side < kPartChunkLongKMaxAspect * short_side;
+    if (!waived) time *= kPartChunkNMajorBCost;
   }
   if (c.bm == 192) {
     const bool one_wave_long_k = !streaming && k_block_count >= kTallTileMinKBlocks;
