@@ -97,6 +97,14 @@ inline constexpr u32 kSpreadABytes = 32 * 128;
 /// epilogue reads none (whatever stale data the slot holds). Where they
 /// multicast, both CTAs of a cluster count the same boxes: they share the
 /// tile column, and the loads each leaves out are those neither issues.
+/// Of `boxes` boxes `width` rows (or columns) each, laid from a tile's
+/// start `left` rows (or columns) before the end of M (or N), how many lie
+/// at least partly inside.
+__device__ __forceinline__ int boxes_inside(int left, int boxes, int width) {
+  if (left >= boxes * width) return boxes;
+  return left <= 0 ? 0 : (left + width - 1) / width;
+}
+
 template <class Cfg>
 struct StageBoxes {
   int a_chunks = Cfg::kMajorA == Major::K ? 1 : Cfg::kBM / 64;  ///< A's boxes (M-major: 64-row chunks)
@@ -107,25 +115,19 @@ struct StageBoxes {
   __device__ __forceinline__ StageBoxes(const GemmParams& p, const TileCoord& tile) {
     const int rows = p.M - tile.m0, cols = p.N - tile.n0;
     if constexpr (Cfg::kMajorA == Major::K) {
-      if (rows <= 0) {
-        a_chunks = 0;
-        bytes -= Cfg::kTileABytes;
-      }
-    } else if (rows < Cfg::kBM) {
-      a_chunks = rows <= 0 ? 0 : (rows + 63) / 64;
+      a_chunks = boxes_inside(rows, 1, Cfg::kBM);
+      bytes -= static_cast<u32>((1 - a_chunks) * Cfg::kTileABytes);
+    } else {
+      a_chunks = boxes_inside(rows, Cfg::kBM / 64, 64);
       bytes -= static_cast<u32>((Cfg::kBM / 64 - a_chunks) * Cfg::kMnChunkBytes);
     }
     if constexpr (Cfg::kMajorB == Major::K) {
       constexpr int kRows = Cfg::kBN / Cfg::kClusterM;  // each rank's rows of B
-      if (cols < Cfg::kBN) {
-        b_chunks = (cols + kRows - 1) / kRows;
-        bytes -= static_cast<u32>((Cfg::kClusterM - b_chunks) * kRows * 128);
-      }
+      b_chunks = boxes_inside(cols, Cfg::kClusterM, kRows);
+      bytes -= static_cast<u32>((Cfg::kClusterM - b_chunks) * kRows * 128);
     } else {
-      if (cols < Cfg::kBMainChunks * Cfg::kBChunkCols) {
-        b_chunks = (cols + Cfg::kBChunkCols - 1) / Cfg::kBChunkCols;
-        bytes -= static_cast<u32>((Cfg::kBMainChunks - b_chunks) * Cfg::kBMnChunkBytes);
-      }
+      b_chunks = boxes_inside(cols, Cfg::kBMainChunks, Cfg::kBChunkCols);
+      bytes -= static_cast<u32>((Cfg::kBMainChunks - b_chunks) * Cfg::kBMnChunkBytes);
       if constexpr (Cfg::kBTail) {
         if (cols <= Cfg::kBMainChunks * Cfg::kBChunkCols) {
           b_tail = false;
@@ -171,11 +173,8 @@ __device__ __forceinline__ void produce(const SmemLayout<Cfg>& smem, const CUten
       // An N-major B's chunks wholly past N are left out (see StageBoxes).
       int b_chunks = Cfg::kBChunks;
       if constexpr (Cfg::kMajorB == Major::MN) {
-        const int cols = p.N - tile.n0;
-        if (cols < Cfg::kBChunks * Cfg::kBChunkCols) {
-          b_chunks = (cols + Cfg::kBChunkCols - 1) / Cfg::kBChunkCols;
-          bytes -= static_cast<u32>((Cfg::kBChunks - b_chunks) * Cfg::kBChunkStride);
-        }
+        b_chunks = boxes_inside(p.N - tile.n0, Cfg::kBChunks, Cfg::kBChunkCols);
+        bytes -= static_cast<u32>((Cfg::kBChunks - b_chunks) * Cfg::kBChunkStride);
       }
       const u32 a_at = spreads_rows<Cfg>(p) ? kSpreadABytes : 0u;
       const int groups = item.k_count();
