@@ -59,7 +59,7 @@ HostProblem allocate_host_problem(const ProblemSpec& spec, bool with_matrices) {
   host.operands.resize(spec.operands.size());
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     const OperandSpec& op = spec.operands[i];
-    if (op.kind != OperandKind::number) host.operands[i] = HostTensor(op.dtype, op.shape);
+    if (op.kind != OperandKind::number) host.operands[i] = HostTensor(op.dtype, op.shape, spec.strides_of(op));
   }
   return host;
 }

@@ -171,6 +171,11 @@ Dims ProblemSpec::b_strides() const {
   return b_col_major ? Dims{K * N, 1, K} : Dims{K * N, N, 1};
 }
 
+Dims ProblemSpec::strides_of(const OperandSpec& op) const {
+  if (!d_col_major || op.kind != OperandKind::tile) return {};
+  return Dims{M * N, 1, M};
+}
+
 double ProblemSpec::flops() const noexcept {
   return 2.0 * static_cast<double>(L) * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
 }
@@ -185,6 +190,7 @@ void add_problem_flags(FlagSet& flags) {
   flags.add_value("compute-dtype", "DTYPE", "f32", "dtype the epilogue computes in");
   flags.add_value("a-layout", "row|col", "row", "memory order of A");
   flags.add_value("b-layout", "row|col", "row", "memory order of B");
+  flags.add_value("d-layout", "row|col", "row", "memory order of D and of the epilogue's other tiles");
   flags.add_section("epilogue");
   flags.add_value("epilogue", "SOURCE", "none: D = accum",
                   "the epilogue function, e.g. \"def epi(accum, alpha): D = accum * alpha; return D\"");
@@ -230,6 +236,7 @@ ProblemSpec read_problem_spec(const FlagSet& flags, bool epilogue_required) {
   if (auto v = flags.value("compute-dtype")) spec.compute = parse_dtype_value("compute-dtype", *v);
   if (auto v = flags.value("a-layout")) spec.a_col_major = parse_choice("a-layout", *v, {"row", "col"}) == "col";
   if (auto v = flags.value("b-layout")) spec.b_col_major = parse_choice("b-layout", *v, {"row", "col"}) == "col";
+  if (auto v = flags.value("d-layout")) spec.d_col_major = parse_choice("d-layout", *v, {"row", "col"}) == "col";
 
   const EpilogueSource source = read_epilogue_source(flags, epilogue_required);
   spec.source = source.text;
@@ -258,7 +265,8 @@ std::string describe_problem(const ProblemSpec& spec) {
   std::ostringstream s;
   s << "L=" << spec.L << " M=" << spec.M << " N=" << spec.N << " K=" << spec.K << ", A " << to_string(spec.ab)
     << (spec.a_col_major ? " col-major" : " row-major") << ", B " << to_string(spec.ab)
-    << (spec.b_col_major ? " col-major" : " row-major") << ", accumulator " << to_string(spec.acc) << ", compute "
+    << (spec.b_col_major ? " col-major" : " row-major") << (spec.d_col_major ? ", tiles col-major" : "")
+    << ", accumulator " << to_string(spec.acc) << ", compute "
     << to_string(spec.compute);
   return s.str();
 }
@@ -273,8 +281,9 @@ std::string describe_bindings(const ProblemSpec& spec) {
     if (op.kind == OperandKind::number) {
       table.add_row({op.name, "input", "number", "-", format_number(op.number), op.origin});
     } else {
+      const bool col_major = !spec.strides_of(op).empty();
       table.add_row({op.name, op.output ? "output" : "input", std::string(to_string(op.kind)), op.shape.to_string(),
-                     std::string(to_string(op.dtype)), op.origin});
+                     std::string(to_string(op.dtype)), op.origin + (col_major ? ", --d-layout col" : "")});
     }
   }
   return table.render("  ");

@@ -43,6 +43,8 @@ struct ProblemSpec {
   DType compute = DType::f32;
   bool a_col_major = false;
   bool b_col_major = false;
+  /// D and the epilogue's other tiles column-major (--d-layout col).
+  bool d_col_major = false;
   /// The epilogue source; empty when none was given (D = accum).
   std::string source;
   /// Where the source came from, for messages ("--epilogue", a file path).
@@ -57,6 +59,9 @@ struct ProblemSpec {
   /// A's (L, M, K) and B's (L, K, N) strides for the chosen layouts.
   Dims a_strides() const;
   Dims b_strides() const;
+  /// An epilogue operand's strides: column-major for tiles with
+  /// d_col_major, else empty (row-major).
+  Dims strides_of(const OperandSpec& op) const;
   /// 2 * L * M * N * K.
   double flops() const noexcept;
 };

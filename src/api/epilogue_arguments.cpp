@@ -104,9 +104,16 @@ namespace detail {
 const ir::Dag& EpilogueProgram::dag_for(DType accumulator, DType compute,
                                         const std::map<std::string, Binding>& bindings) const {
   if (accumulator == DType::f32 && compute == DType::f32) return dag;
-  std::lock_guard<std::mutex> lock(retyped_mutex_);
+  std::lock_guard<std::mutex> lock(cache_mutex_);
   auto& slot = retyped_[{accumulator, compute}];
   if (!slot) slot = std::make_unique<const ir::Dag>(passes::run_pipeline(raw, bindings, extents, accumulator, compute));
+  return *slot;
+}
+
+const ir::Dag& EpilogueProgram::transposed(const ir::Dag& typed) const {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  auto& slot = transposed_[&typed];
+  if (!slot) slot = std::make_unique<const ir::Dag>(passes::transpose_dag(typed));
   return *slot;
 }
 

@@ -26,10 +26,15 @@ struct EpilogueProgram {
   /// built once per pair from `raw` and kept. Thread-safe.
   const ir::Dag& dag_for(DType accumulator, DType compute,
                          const std::map<std::string, Binding>& bindings) const;
+  /// `typed` (`dag` or one of dag_for's) for the transposed problem, M and
+  /// N swapped (passes::transpose_dag), built once per DAG and kept.
+  /// Thread-safe.
+  const ir::Dag& transposed(const ir::Dag& typed) const;
 
  private:
-  mutable std::mutex retyped_mutex_;
+  mutable std::mutex cache_mutex_;
   mutable std::map<std::pair<DType, DType>, std::unique_ptr<const ir::Dag>> retyped_;
+  mutable std::map<const ir::Dag*, std::unique_ptr<const ir::Dag>> transposed_;
 };
 
 }  // namespace epigemm::detail

@@ -66,4 +66,16 @@ struct Problem {
 /// Checks `args` and fills `problem` (reusing its storage). Throws Error.
 void analyze(const GemmArguments& args, Problem& problem);
 
+/// Whether D is column-major (its M stride 1, its N stride not) and the
+/// problem has the program that transpose_problem needs.
+bool transposes_to_row_major_d(const Problem& problem) noexcept;
+
+/// The transposed problem D^T = B^T A^T into `out` (reusing its storage):
+/// M and N swapped; A' = B^T, B' = A^T and D' = D^T, views of the same
+/// memory; each epilogue operand's M and N strides swapped; row and column
+/// kinds traded in the operands and the DAG (EpilogueProgram::transposed).
+/// Allocates nothing once `out` has held a problem with as many operands
+/// and the DAG's transpose is built. Needs problem.program.
+void transpose_problem(const Problem& problem, Problem& out);
+
 }  // namespace epigemm::detail

@@ -40,6 +40,11 @@ ir::Dag eliminate_common_subexpressions(const ir::Dag& dag);
 /// Drops nodes no Store depends on (parameters stay listed in Dag::params).
 ir::Dag eliminate_dead_code(const ir::Dag& dag);
 
+/// The bound DAG of the transposed problem (D^T = B^T A^T, M and N
+/// swapped): Row and Column loads, RowReduce and ColumnReduce stores trade
+/// kinds.
+ir::Dag transpose_dag(const ir::Dag& dag);
+
 /// raw -> bind_shapes -> infer_types -> fold -> CSE -> DCE, verifying after
 /// each pass (ir::verify) when `verify_each` is set (tests set it).
 ir::Dag run_pipeline(const ir::Dag& raw, const std::map<std::string, Binding>& bindings, ProblemExtents extents,

@@ -71,7 +71,8 @@ TEST_F(Sm90Runtime, RejectedProblemsRunOnSm80OrSimt) {
   };
   const std::int64_t M = 40, N = 24;
   const Rejected cases[] = {
-      {"D column-major", {DType::f16, {M, 8}, {}}, {DType::f16, {8, N}, {}}, DType::f16, {1, M}, "row-major"},
+      {"D with no unit stride", {DType::f16, {M, 8}, {}}, {DType::f16, {8, N}, {}}, DType::f16, {2 * N, 2},
+       "row-major"},
       {"D is f64", {DType::f16, {M, 8}, {}}, {DType::f16, {8, N}, {}}, DType::f64, {},
        "stores D as f16, bf16, f32, e4m3, e5m2, i8, u8 or i32"},
       {"f32 operands", {DType::f32, {M, 8}, {}}, {DType::f32, {8, N}, {}}, DType::f32, {},

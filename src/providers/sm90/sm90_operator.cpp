@@ -1,9 +1,10 @@
-// The sm90 operator: problem and device checks, JIT build through the
-// runtime's kernel loader, the persistent grid size, stream-K's workspace,
-// and the launches of the GEMM (a programmatic dependent of the stream's
-// previous kernel) and, when the epilogue's reduce outputs are too large for
-// the GEMM to initialise itself (or the stream captures a graph), the
-// identity fill before it (which the GEMM's main loop overlaps).
+// The sm90 operator: problem and device checks (a column-major D runs as
+// the transposed problem), JIT build through the runtime's kernel loader,
+// the persistent grid size, stream-K's workspace, and the launches of the
+// GEMM (a programmatic dependent of the stream's previous kernel) and, when
+// the epilogue's reduce outputs are too large for the GEMM to initialise
+// itself (or the stream captures a graph), the identity fill before it
+// (which the GEMM's main loop overlaps).
 #include "providers/sm90/sm90_operator.hpp"
 
 #include <algorithm>
@@ -71,17 +72,30 @@ std::int64_t l2_bytes_for(const Problem& p) {
   return p.described_l2_bytes > 0 ? p.described_l2_bytes : l2_bytes_of(p.device_index);
 }
 
+// The problem the kernel runs: `p`, or where D is column-major its
+// transpose (D^T = B^T A^T, whose D^T is row-major as the kernel writes
+// it), held per thread so that warm launches allocate nothing. Every entry
+// point maps its problem once; the transpose maps to itself.
+const Problem& oriented(const Problem& p) {
+  if (!transposes_to_row_major_d(p)) return p;
+  thread_local Problem transposed;
+  transpose_problem(p, transposed);
+  return transposed;
+}
+
 }  // namespace
 
 Sm90Operator::Sm90Operator(const Sm90TileConfig& config)
     : OperatorImpl(sm90_metadata(config)), config_(config), maps_(config) {}
 
-Status Sm90Operator::supports(const Problem& p) const {
+Status Sm90Operator::supports(const Problem& problem) const {
+  const Problem& p = oriented(problem);
   if (Status s = supports_problem(p); !s) return s;
   return check_device(p);
 }
 
-Status Sm90Operator::supports_problem(const Problem& p) const {
+Status Sm90Operator::supports_problem(const Problem& problem) const {
+  const Problem& p = oriented(problem);
   if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the sm90 provider needs CUDA tensors");
   Sm90Plan plan;
   if (Status s = make_sm90_plan(p, config_, plan); !s) return s;
@@ -102,14 +116,20 @@ Sm90Plan Sm90Operator::launch_plan(const Problem& p) const {
   return plan;
 }
 
-std::string Sm90Operator::generated_source(const Problem& p) const {
+std::string Sm90Operator::generated_source(const Problem& problem) const {
+  const Problem& p = oriented(problem);
   return sm90_kernel_source(p, launch_plan(p), config_);
 }
 
-std::vector<std::string> Sm90Operator::plan_notes(const Problem& p) const {
+std::vector<std::string> Sm90Operator::plan_notes(const Problem& problem) const {
+  const Problem& p = oriented(problem);
   Sm90Plan plan;
   if (!make_sm90_plan(p, config_, plan)) return {};
   std::vector<std::string> notes = sm90_plan_notes(p, plan, config_.operands);
+  if (&p != &problem) {
+    notes.insert(notes.begin(), "D is column-major: the kernel writes the row-major D^T = B^T A^T, whose A and B "
+                                "are B^T and A^T (as in the notes that follow)");
+  }
   // How K is cut on the device's SMs (a 2x1 cluster's count of CTAs is
   // known only once its kernel is loaded).
   if (config_.cluster_m > 1) return notes;
@@ -144,11 +164,13 @@ Status Sm90Operator::check_device(const Problem& p) const {
   return device_checks_.check_machine(p);
 }
 
-int Sm90Operator::preference(const Problem& p) const {
+int Sm90Operator::preference(const Problem& problem) const {
+  const Problem& p = oriented(problem);
   return sm90_preference(config_, p, sm_count_for(p), l2_bytes_for(p));
 }
 
-std::string Sm90Operator::ranking(const Problem& p) const {
+std::string Sm90Operator::ranking(const Problem& problem) const {
+  const Problem& p = oriented(problem);
   Sm90ModelBound bound = Sm90ModelBound::math;
   const double us =
       sm90_modelled_time(config_, p, sm_count_for(p), l2_bytes_for(p), &bound) / 1000.0;
@@ -230,7 +252,8 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
   return k;
 }
 
-void Sm90Operator::compile(const Problem& p) {
+void Sm90Operator::compile(const Problem& problem) {
+  const Problem& p = oriented(problem);
   const Sm90Plan plan = launch_plan(p);
   const runtime::Driver& driver = runtime::Driver::require();
   const runtime::ContextGuard guard(driver, p.device_index);
@@ -277,7 +300,8 @@ Sm90Operator::IdentityCounter* Sm90Operator::identity_counter(const runtime::Dri
   return &identity_counters_.emplace(key, std::move(counter)).first->second;
 }
 
-void Sm90Operator::run(const Problem& p, void* stream) {
+void Sm90Operator::run(const Problem& problem, void* stream) {
+  const Problem& p = oriented(problem);
   Sm90Plan plan = launch_plan(p);
   const runtime::Driver& driver = runtime::Driver::require();
   const int device = p.device_index;

@@ -592,7 +592,8 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   const TmaFit d = tma_fit(p.D, kRowMajor, p.L, true);
   if (!d.contiguous) {
     return Status::unsupported("D's N stride is " + std::to_string(p.D.col_stride) +
-                               " elements, not 1; the sm90 kernel writes D row-major (N contiguous)");
+                               " elements, not 1; the sm90 kernel writes D row-major (N contiguous), or column-major "
+                               "(M contiguous) as the transposed problem's D^T");
   }
   plan.d = tma_view(p.D, kRowMajor, p.L, true, d);
   plan.d_by_threads = !d.aligned;

@@ -210,6 +210,42 @@ TEST(Sm90Plan, NotesSayHowKIsCut) {
   EXPECT_TRUE(detail::Sm90Operator(pingpong).plan_notes(skinny.problem).empty());
 }
 
+TEST(Sm90Plan, AColumnMajorDRunsAsTheTransposedProblem) {
+  // D (M, N) column-major with a bias along N is D^T (N, M) row-major with
+  // the bias along its M, from B^T (N, K) and A^T (K, M), both column-major.
+  // Every operator ranks the two alike and generates one kernel for both;
+  // its notes begin by saying so.
+  const std::int64_t M = 1000, N = 2700, K = 520;
+  const std::string source = "def epi(accum, bias):\n    D = accum + bias\n    return D\n";
+  const auto bias = [](Dims shape) {
+    return [shape](HostProblem& hp, std::map<std::string, Binding>& bindings, std::int64_t, std::int64_t) {
+      bindings.emplace("bias", Binding(hp.tensor(DType::f32, shape).ref()));
+    };
+  };
+  const DType f32 = DType::f32;
+  const HostProblem column(DType::bf16, {M, K}, {}, {K, N}, {}, DType::bf16, {1, M}, f32, f32, source, f32, bias({N}));
+  const HostProblem transposed(DType::bf16, {N, K}, {1, N}, {K, M}, {1, K}, DType::bf16, {}, f32, f32, source, f32,
+                               bias({N, 1}));
+  int planned = 0;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    SCOPED_TRACE(config.shape_name());
+    const detail::Sm90Operator op(config);
+    EXPECT_EQ(op.ranking(column.problem), op.ranking(transposed.problem));
+    EXPECT_EQ(op.preference(column.problem), op.preference(transposed.problem));
+    Sm90Plan plan;
+    if (!transposed.plan(config, plan)) continue;
+    ++planned;
+    EXPECT_EQ(op.generated_source(column.problem), op.generated_source(transposed.problem));
+    std::vector<std::string> notes = op.plan_notes(column.problem);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_TRUE(contains(notes.front(), "D is column-major: the kernel writes the row-major D^T = B^T A^T"))
+        << notes.front();
+    notes.erase(notes.begin());
+    EXPECT_EQ(notes, op.plan_notes(transposed.problem));
+  }
+  EXPECT_GT(planned, 10);
+}
+
 TEST(Sm90Plan, NotesSayWhatIsRepackedAndWhy) {
   const auto notes_of = [](const HostProblem& hp, const Sm90TileConfig& config) {
     Sm90Plan plan;

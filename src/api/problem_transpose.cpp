@@ -1,0 +1,67 @@
+// The transposed problem: a column-major D is the row-major D^T of
+// B^T A^T, which providers that write D only row-major can run instead.
+#include <utility>
+
+#include "api/epilogue_program.hpp"
+#include "api/problem.hpp"
+
+namespace epigemm::detail {
+namespace {
+
+MatrixOperand transposed(const MatrixOperand& m) {
+  MatrixOperand t = m;
+  std::swap(t.rows, t.cols);
+  std::swap(t.row_stride, t.col_stride);
+  if (m.layout == Layout::row_major) t.layout = Layout::col_major;
+  if (m.layout == Layout::col_major) t.layout = Layout::row_major;
+  return t;
+}
+
+ir::LoadKind transposed(ir::LoadKind kind) {
+  if (kind == ir::LoadKind::Row) return ir::LoadKind::Column;
+  if (kind == ir::LoadKind::Column) return ir::LoadKind::Row;
+  return kind;
+}
+
+ir::StoreKind transposed(ir::StoreKind kind) {
+  if (kind == ir::StoreKind::RowReduce) return ir::StoreKind::ColumnReduce;
+  if (kind == ir::StoreKind::ColumnReduce) return ir::StoreKind::RowReduce;
+  return kind;
+}
+
+void transpose_operands(const std::vector<EpilogueOperand>& from, std::vector<EpilogueOperand>& to) {
+  to.assign(from.begin(), from.end());
+  for (EpilogueOperand& op : to) {
+    std::swap(op.stride_m, op.stride_n);
+    op.load_kind = transposed(op.load_kind);
+    op.store_kind = transposed(op.store_kind);
+  }
+}
+
+}  // namespace
+
+bool transposes_to_row_major_d(const Problem& p) noexcept {
+  return p.program != nullptr && p.dag != nullptr && p.D.row_stride == 1 && p.D.col_stride != 1;
+}
+
+void transpose_problem(const Problem& p, Problem& out) {
+  out.L = p.L;
+  out.M = p.N;
+  out.N = p.M;
+  out.K = p.K;
+  out.A = transposed(p.B);
+  out.B = transposed(p.A);
+  out.D = transposed(p.D);
+  out.accumulator = p.accumulator;
+  out.compute = p.compute;
+  out.device = p.device;
+  out.device_index = p.device_index;
+  out.program = p.program;
+  out.dag = &p.program->transposed(*p.dag);
+  out.described_sm_count = p.described_sm_count;
+  out.described_l2_bytes = p.described_l2_bytes;
+  transpose_operands(p.inputs, out.inputs);
+  transpose_operands(p.outputs, out.outputs);
+}
+
+}  // namespace epigemm::detail
