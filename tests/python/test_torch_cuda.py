@@ -141,6 +141,34 @@ def bias_relu_problem():
     return args, D, bias, reference
 
 
+def test_column_major_outputs(target_sm):
+    """D and F as transposes of row-major buffers (nn.Linear's y^T); on
+    Hopper the sm90 provider runs them as the transposed problem."""
+
+    def epi(accum, bias, C):
+        F = accum + bias * C
+        D = relu(F)
+        rows = sum(F)
+        return D, F, rows
+
+    m, n, k = 300, 520, 136
+    A, B = randint((m, k), torch.bfloat16), randint((k, n), torch.bfloat16)
+    bias, C = randint((n,), torch.float32), randint((n, m), torch.bfloat16).t()
+    D = torch.empty((n, m), device="cuda", dtype=torch.bfloat16).t()
+    F = torch.empty((n, m), device="cuda", dtype=torch.float32).t()
+    rows = torch.empty((m, 1), device="cuda", dtype=torch.float32)
+    epi_args = eg.EpilogueArguments(epi, bias=bias, C=C, D=D, F=F, rows=rows)
+    args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type=torch.float32, epilogue=epi_args)
+    op = gpu_operators(args, target_sm)[0]
+    if target_sm == 90:
+        assert op.metadata.provider == "sm90"
+    op.run(args)
+    F_ref = A.float() @ B.float() + bias * C.float()
+    torch.testing.assert_close(F, F_ref)
+    torch.testing.assert_close(D, torch.relu(F_ref).to(torch.bfloat16))
+    torch.testing.assert_close(rows, F_ref.sum(dim=1, keepdim=True))
+
+
 def test_stream_argument_overrides_the_current_stream(target_sm):
     args, D, _, reference = bias_relu_problem()
     op = gpu_operators(args, target_sm)[0]
