@@ -35,13 +35,7 @@ MatrixOperand matrix_operand(const TensorRef& t) {
   m.row_stride = s[r - 2];
   m.col_stride = s[r - 1];
   m.batch_stride = (r == 3 && t.shape[0] > 1) ? s[0] : 0;
-  if (m.col_stride == 1 || m.cols == 1) {
-    m.layout = Layout::row_major;
-  } else if (m.row_stride == 1 || m.rows == 1) {
-    m.layout = Layout::col_major;
-  } else {
-    m.layout = Layout::strided;
-  }
+  m.layout = matrix_layout(m.rows, m.cols, m.row_stride, m.col_stride);
   return m;
 }
 
@@ -157,6 +151,12 @@ void check_epilogue_tensors(const GemmArguments& args, const Problem& p) {
 }
 
 }  // namespace
+
+Layout matrix_layout(std::int64_t rows, std::int64_t cols, std::int64_t row_stride, std::int64_t col_stride) noexcept {
+  if (col_stride == 1 || cols == 1) return Layout::row_major;
+  if (row_stride == 1 || rows == 1) return Layout::col_major;
+  return Layout::strided;
+}
 
 void analyze(const GemmArguments& args, Problem& p) {
   check_matrix_tensor("A", args.A);

@@ -21,6 +21,10 @@ enum class Layout : std::uint8_t {
   strided,    ///< neither stride is 1
 };
 
+/// Row-major where columns are contiguous (or one), else column-major where
+/// rows are (or one), else strided.
+Layout matrix_layout(std::int64_t rows, std::int64_t cols, std::int64_t row_stride, std::int64_t col_stride) noexcept;
+
 /// A, B or D as a (batch of) rows x cols matrix.
 struct MatrixOperand {
   const TensorRef* tensor = nullptr;

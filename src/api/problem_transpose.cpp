@@ -12,29 +12,16 @@ MatrixOperand transposed(const MatrixOperand& m) {
   MatrixOperand t = m;
   std::swap(t.rows, t.cols);
   std::swap(t.row_stride, t.col_stride);
-  if (m.layout == Layout::row_major) t.layout = Layout::col_major;
-  if (m.layout == Layout::col_major) t.layout = Layout::row_major;
+  t.layout = matrix_layout(t.rows, t.cols, t.row_stride, t.col_stride);
   return t;
-}
-
-ir::LoadKind transposed(ir::LoadKind kind) {
-  if (kind == ir::LoadKind::Row) return ir::LoadKind::Column;
-  if (kind == ir::LoadKind::Column) return ir::LoadKind::Row;
-  return kind;
-}
-
-ir::StoreKind transposed(ir::StoreKind kind) {
-  if (kind == ir::StoreKind::RowReduce) return ir::StoreKind::ColumnReduce;
-  if (kind == ir::StoreKind::ColumnReduce) return ir::StoreKind::RowReduce;
-  return kind;
 }
 
 void transpose_operands(const std::vector<EpilogueOperand>& from, std::vector<EpilogueOperand>& to) {
   to.assign(from.begin(), from.end());
   for (EpilogueOperand& op : to) {
     std::swap(op.stride_m, op.stride_n);
-    op.load_kind = transposed(op.load_kind);
-    op.store_kind = transposed(op.store_kind);
+    op.load_kind = ir::transposed(op.load_kind);
+    op.store_kind = ir::transposed(op.store_kind);
   }
 }
 

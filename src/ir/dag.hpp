@@ -48,6 +48,17 @@ enum class StoreKind : std::uint8_t {
   ScalarReduce,  ///< one value: a one-element tensor
 };
 
+/// The same operand's kinds in the transposed problem (M and N swapped):
+/// rows and columns trade places.
+constexpr LoadKind transposed(LoadKind kind) noexcept {
+  return kind == LoadKind::Row ? LoadKind::Column : kind == LoadKind::Column ? LoadKind::Row : kind;
+}
+constexpr StoreKind transposed(StoreKind kind) noexcept {
+  return kind == StoreKind::RowReduce      ? StoreKind::ColumnReduce
+         : kind == StoreKind::ColumnReduce ? StoreKind::RowReduce
+                                           : kind;
+}
+
 struct Node {
   NodeKind kind = NodeKind::Compute;
   OpCode op = OpCode::add;      ///< Compute: the operation; Store: the reduction op if a reduce store

@@ -8,16 +8,8 @@ namespace epigemm::passes {
 ir::Dag transpose_dag(const ir::Dag& dag) {
   ir::Dag out = dag;
   for (ir::Node& n : out.nodes) {
-    if (n.load_kind == ir::LoadKind::Row) {
-      n.load_kind = ir::LoadKind::Column;
-    } else if (n.load_kind == ir::LoadKind::Column) {
-      n.load_kind = ir::LoadKind::Row;
-    }
-    if (n.store_kind == ir::StoreKind::RowReduce) {
-      n.store_kind = ir::StoreKind::ColumnReduce;
-    } else if (n.store_kind == ir::StoreKind::ColumnReduce) {
-      n.store_kind = ir::StoreKind::RowReduce;
-    }
+    n.load_kind = ir::transposed(n.load_kind);
+    n.store_kind = ir::transposed(n.store_kind);
   }
   return out;
 }
