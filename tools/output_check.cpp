@@ -134,12 +134,18 @@ std::string format_value(double v) {
   return buffer;
 }
 
-// "(l, m, n)" of storage element `i` of a contiguous tensor of `shape`.
-std::string index_text(const Dims& shape, std::int64_t i) {
-  std::vector<std::int64_t> index(static_cast<std::size_t>(shape.size()));
-  for (int d = shape.size() - 1; d >= 0; --d) {
-    index[static_cast<std::size_t>(d)] = i % shape[d];
-    i /= shape[d];
+// "(l, m, n)" of storage element `i` of a dense tensor of `shape` and
+// `strides` (row- or column-major): the axes taken from the largest stride
+// down.
+std::string index_text(const Dims& shape, const Dims& strides, std::int64_t i) {
+  std::vector<int> axes(static_cast<std::size_t>(shape.size()));
+  for (int d = 0; d < shape.size(); ++d) axes[static_cast<std::size_t>(d)] = d;
+  std::stable_sort(axes.begin(), axes.end(), [&](int a, int b) { return strides[a] > strides[b]; });
+  std::vector<std::int64_t> index(axes.size(), 0);
+  for (int d : axes) {
+    if (strides[d] <= 0 || shape[d] == 1) continue;
+    index[static_cast<std::size_t>(d)] = i / strides[d];
+    i %= strides[d];
   }
   return Dims(index).to_string();
 }
@@ -274,7 +280,7 @@ bool check_against_reference(const ProblemSpec& spec, const HostProblem& host, c
   ProblemViews views = host_views(host);
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     if (!spec.operands[i].output) continue;
-    reference[i] = HostTensor(spec.operands[i].dtype, spec.operands[i].shape);
+    reference[i] = HostTensor(spec.operands[i].dtype, spec.operands[i].shape, spec.strides_of(spec.operands[i]));
     reference[i].poison();
     views.operands[i] = reference[i].ref();
   }
@@ -297,7 +303,7 @@ bool check_against_reference(const ProblemSpec& spec, const HostProblem& host, c
     if (!c.passed()) {
       all_passed = false;
       result = "FAILED: " + std::to_string(c.mismatches) + " of " + std::to_string(c.elements) +
-               " elements differ; first at " + index_text(op.shape, c.first_mismatch) + ": " +
+               " elements differ; first at " + index_text(op.shape, reference[i].strides(), c.first_mismatch) + ": " +
                format_value(c.first_out) + " vs reference " + format_value(c.first_ref);
     }
     table.add_row({op.name, std::string(to_string(op.dtype)), tolerance.describe(), format_error(c.max_abs_error),

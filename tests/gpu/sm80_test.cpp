@@ -158,15 +158,16 @@ TEST_F(Sm80, NormalDataOverALongK) {
 }
 
 TEST_F(Sm80, RanksBetweenSm90AndSimt) {
-  // D column-major: every sm90 tile refuses (it writes D row-major), sm80
-  // runs it ahead of simt; f32 operands go to simt (sm80 says why not).
+  // D with no unit stride: every sm90 tile refuses (it writes D row- or
+  // column-major), sm80 runs it ahead of simt; f32 operands go to simt
+  // (sm80 says why not).
   EPIGEMM_REQUIRE_SM80(driver);
   const int sm = driver->device_info(0).sm;
   {
     GpuProblem p(*driver, rng);
     p.add_ab(DType::f16, DType::f16, 1, 64, 64, 127);
     p.set_source("def epi(accum):\n    D = accum\n    return D\n");
-    p.add("D", DType::f16, {64, 64}, {1, 64}, true);
+    p.add("D", DType::f16, {64, 64}, {128, 2}, true);
     const auto ops = get_operators(p.args(true, DType::f32, DType::f32), {.target_sm = sm});
     ASSERT_GE(ops.size(), 2u);
     EXPECT_EQ(ops.front().metadata().provider, "sm80");

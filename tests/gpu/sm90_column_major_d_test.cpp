@@ -4,6 +4,8 @@
 // and column vectors, row, column and whole reductions and tiles of both
 // orders; fp8 operands; batches with a shared A; and a D whose columns TMA
 // cannot store as they lie.
+#include <algorithm>
+
 #include "gpu/sm90_problem.hpp"
 
 namespace epigemm::testing {
@@ -90,7 +92,9 @@ TEST_F(Sm90ColumnMajorD, ColumnsTmaCannotStoreLeaveThroughTheThreads) {
   const std::vector<std::string> notes = candidates.front().op.plan_notes(p.args(true, DType::f32, DType::f32));
   ASSERT_GE(notes.size(), 2u);
   EXPECT_NE(notes.front().find("D is column-major"), std::string::npos) << notes.front();
-  EXPECT_NE(notes.back().find("stored by the kernel's threads"), std::string::npos) << notes.back();
+  EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& note) {
+    return note.find("D is stored by the kernel's threads") != std::string::npos;
+  }));
   run_sm90_and_compare(p);
 }
 
