@@ -5,13 +5,7 @@
 # saying so. Skips (exit 77) without a GPU.
 #   gpu_autotune.sh EPIGEMM_BINARY
 set -u
-binary=$1
-export EPIGEMM_CACHE_DIR=$(mktemp -d)
-trap 'rm -rf "$EPIGEMM_CACHE_DIR"' EXIT
-if "$binary" list --mnkl 64,64,64,1 | grep -q '^no CUDA device found'; then
-  echo "no CUDA device: skipped"
-  exit 77
-fi
+source "$(dirname "$0")/gpu_cli_setup.sh"
 failed=0
 check() {  # count epigemm-run-flags...
   local count=$1 out

@@ -5,13 +5,7 @@
 # cpu_reference. Skips (exit 77) without a GPU.
 #   gpu_layouts.sh EPIGEMM_BINARY
 set -u
-binary=$1
-export EPIGEMM_CACHE_DIR=$(mktemp -d)
-trap 'rm -rf "$EPIGEMM_CACHE_DIR"' EXIT
-if "$binary" list --mnkl 64,64,64,1 | grep -q '^no CUDA device found'; then
-  echo "no CUDA device: skipped"
-  exit 77
-fi
+source "$(dirname "$0")/gpu_cli_setup.sh"
 epilogue="def epi(accum, C, bias): F = accum + C * bias; D = relu(F); r = sum(F); return D, F, r"
 failed=0
 for a in row col; do
