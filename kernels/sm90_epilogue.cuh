@@ -367,7 +367,9 @@ __device__ __forceinline__ void store_unit_words(unsigned char* dst, const u32 (
 /// `batch`, elements). With `words` (its pointer, rows and batches 4-byte
 /// aligned) consecutive threads take consecutive 16-byte units of a row,
 /// each written in the widest stores its place allows (store_unit_words);
-/// else consecutive elements, one store each.
+/// else consecutive elements, one store each. A column-major D's chunk
+/// (Cfg::kDColumnMajor; `ld` its column stride) goes the same way along
+/// its columns' lines.
 template <class Cfg>
 __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long long ld, long long batch,
                                                   const GemmParams& p, int m_base, int col0, int l, int tid,
@@ -375,6 +377,31 @@ __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long lo
   constexpr int kCols = Cfg::kChunkCols;
   const int rows = p.M - m_base < 64 ? p.M - m_base : 64;
   const int cols = p.N - col0;
+  if constexpr (Cfg::kDColumnMajor) {
+    const long long origin = l * batch + static_cast<long long>(col0) * ld + m_base;
+    if (words) {
+      unsigned char* first = static_cast<unsigned char*>(base) + origin * 2;
+      const long long pitch = ld * 2;
+#pragma unroll 2
+      for (int e = tid; e < kCols * 8; e += 128) {
+        const int c = e / 8, u = e % 8;
+        const int n = 2 * rows - 16 * u;
+        if (c >= cols || n <= 0) continue;
+        u32 w[4];
+        ld_shared_v4_b32(chunk + Cfg::staged_line_offset(c, 16 * u), w);
+        store_unit_words(first + c * pitch + 16 * u, w, n < 16 ? n : 16);
+      }
+      return;
+    }
+#pragma unroll 4
+    for (int e = tid; e < 64 * kCols; e += 128) {
+      const int c = e / 64, r = e % 64;
+      if (r >= rows || c >= cols) continue;
+      static_cast<u16*>(base)[origin + static_cast<long long>(c) * ld + r] =
+          ld_shared_b16(chunk + Cfg::staged_line_offset(c, 2 * r));
+    }
+    return;
+  }
   const long long origin = l * batch + static_cast<long long>(m_base) * ld + col0;
   if (words) {
     constexpr int kUnits = Cfg::kChunkRowBytes / 16;
@@ -457,9 +484,15 @@ inline constexpr int kChunkWords = Cfg::kChunkCols / 8 * (Cfg::kOutBytes == 4 ? 
 /// h unused; matrix i = (h = i%2, g + i/2), 8 rows x 16 bytes; lane 8i+r
 /// addresses row r of matrix i); 1-byte pairs by 16-bit accesses (a warp's 8
 /// rows sit in 8 different 16-byte units); 4-byte ones by 8-byte accesses.
+/// A column-major D's matrices are stored transposed (stmatrix .trans):
+/// lane 8i+r addresses the 16 bytes of matrix i's column r in that column's
+/// line, and a matrix's 8 lines take 8 different units.
 template <class Cfg>
 __device__ __forceinline__ u32 chunk_place(u32 slot, int warp, int lane, int g, int h) {
-  if constexpr (Cfg::kOutBytes == 2) {
+  if constexpr (Cfg::kDColumnMajor) {
+    const int mi = lane / 8;
+    return slot + Cfg::staged_line_offset(8 * (g + mi / 2) + lane % 8, 2 * (16 * warp + 8 * (mi & 1)));
+  } else if constexpr (Cfg::kOutBytes == 2) {
     const int mi = lane / 8;
     return slot + Cfg::staged_offset(16 * warp + lane % 8 + 8 * (mi & 1), 16 * (g + mi / 2));
   } else {
@@ -482,7 +515,9 @@ struct ChunkPlaces {
   /// Bytes between the places' columns. The thread's column bytes of place
   /// 0 lie below this, so place i's bytes are place 0's OR i * kStride, and
   /// the swizzle (an XOR of the row's pattern into the same bits) keeps it so.
-  static constexpr u32 kStride = 8 * kGroupsPerPlace * Cfg::kOutBytes;
+  /// A column-major D's places lie 16 lines apart (the same swizzle), and
+  /// place 0 in the first 16.
+  static constexpr u32 kStride = Cfg::kDColumnMajor ? 16 * 128 : 8 * kGroupsPerPlace * Cfg::kOutBytes;
 
   __device__ __forceinline__ ChunkPlaces(int warp, int lane) {
     at[0] = chunk_place<Cfg>(0u, warp, lane, 0, 0);
@@ -510,8 +545,12 @@ __device__ __forceinline__ void write_chunk(const u32 (&w)[kChunkWords<Cfg>], u3
   constexpr int kGroups = Cfg::kChunkCols / 8;
   if constexpr (Cfg::kOutBytes == 2) {
 #pragma unroll
-    for (int g = 0; g < kGroups; g += 2)
-      stmatrix_x4(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+    for (int g = 0; g < kGroups; g += 2) {
+      if constexpr (Cfg::kDColumnMajor)
+        stmatrix_x4_trans(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+      else
+        stmatrix_x4(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+    }
   } else {
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
@@ -534,8 +573,12 @@ __device__ __forceinline__ void read_chunk(u32 (&w)[kChunkWords<Cfg>], u32 slot,
   constexpr int kGroups = Cfg::kChunkCols / 8;
   if constexpr (Cfg::kOutBytes == 2) {
 #pragma unroll
-    for (int g = 0; g < kGroups; g += 2)
-      ldmatrix_x4(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+    for (int g = 0; g < kGroups; g += 2) {
+      if constexpr (Cfg::kDColumnMajor)
+        ldmatrix_x4_trans(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+      else
+        ldmatrix_x4(places(slot, g, 0), w[2 * g], w[2 * g + 1], w[2 * g + 2], w[2 * g + 3]);
+    }
   } else {
 #pragma unroll
     for (int g = 0; g < kGroups; ++g) {
@@ -636,9 +679,12 @@ __device__ __forceinline__ void load_staged_input(const CUtensorMap* tma_c, u32 
   for (int r = 0; r < Cfg::kWgRows; ++r) {
 #pragma unroll
     for (int s = 0; s < Cfg::kChunksPerWg; ++s) {
-      if (r < blocks && s < chunks)
-        tma_load_3d(staging + r * Cfg::kRowBlockSlotBytes + s * Cfg::kChunkBytes, tma_c, bar,
-                    n_base + s * Cfg::kChunkCols, m_base + 64 * r, lc);
+      if (r < blocks && s < chunks) {
+        const u32 dst = staging + r * Cfg::kRowBlockSlotBytes + s * Cfg::kChunkBytes;
+        const int col = n_base + s * Cfg::kChunkCols, row = m_base + 64 * r;
+        if constexpr (Cfg::kDColumnMajor) tma_load_3d(dst, tma_c, bar, row, col, lc);
+        else tma_load_3d(dst, tma_c, bar, col, row, lc);
+      }
     }
   }
 }
@@ -682,10 +728,11 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
                 "staged inputs and outputs need the whole row block in the slots");
   static_assert(!(kAux && kLoop), "a staged output's chunks wait in registers: unrolled chunks only");
   const int M = p.M, N = p.N;
-  // TMA stores write whole 16-byte units: a chunk that straddles a ragged N
-  // edge is written by the threads instead (see copy_ragged_chunk).
+  // TMA stores write whole 16-byte units: a chunk that straddles a ragged
+  // edge of D's contiguous extent (N, or a column-major D's M) is written by
+  // the threads instead (see copy_ragged_chunk).
   constexpr bool kInside = (Cfg::kTileKinds & kInsideTiles) != 0, kEdge = (Cfg::kTileKinds & kEdgeTiles) != 0;
-  const bool ragged_n = kEdge && (N * Cfg::kOutBytes) % 16 != 0;
+  const bool ragged = kEdge && ((Cfg::kDColumnMajor ? M : N) * Cfg::kOutBytes) % 16 != 0;
   const bool inside = !kEdge || (kInside && m_base + 64 <= M && n_base + Cfg::kWgN <= N);
   const int warp = tid / 32, lane = tid % 32;
   const int row0 = m_base + 16 * warp + lane / 4;
@@ -704,11 +751,14 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
       const int col0 = n_base + (first + s) * Cfg::kChunkCols;
       if (col0 >= N || m_base >= M) continue;  // wholly outside D
       const u32 slot = slot0 + s * stride;
-      if (by_threads || (ragged_n && col0 + Cfg::kChunkCols > N))
-        // TMA-stored tensors (the ragged edge) have 16-byte aligned rows.
+      const bool at_ragged_edge = ragged && (Cfg::kDColumnMajor ? m_base + 64 > M : col0 + Cfg::kChunkCols > N);
+      if (by_threads || at_ragged_edge) {
+        // TMA-stored tensors (the ragged edge) have 16-byte aligned lines.
         copy_ragged_chunk<Cfg>(slot, base, ld, batch, p, m_base, col0, l, tid, by_threads ? kDInWords : true);
-      else if (tid == 0)
-        tma_store_3d(map, slot, col0, m_base, l);
+      } else if (tid == 0) {
+        if constexpr (Cfg::kDColumnMajor) tma_store_3d(map, slot, m_base, col0, l);
+        else tma_store_3d(map, slot, col0, m_base, l);
+      }
     }
     if (tid == 0) tma_store_commit();
   };
@@ -805,7 +855,7 @@ __device__ __forceinline__ void store_warpgroup_tile(const Epi&, Tile& tile,
   totals.add(tile);
   // The threads' reads of a ragged (or thread-stored) chunk finish before
   // thread 0 lets the next tile's staged input overwrite the slots.
-  if (kStaged && (ragged_n || kDByThreads)) named_barrier_sync(barrier_id, 128);
+  if (kStaged && (ragged || kDByThreads)) named_barrier_sync(barrier_id, 128);
 }
 
 }  // namespace epigemm::sm90

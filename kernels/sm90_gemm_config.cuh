@@ -72,11 +72,14 @@ inline constexpr int kEdgeTiles = 2;
 /// kEdgeTiles or both); the epilogue is compiled once per kind: whole-tile
 /// problems (M and N multiples of kBM and kBN, the host's promise) leave the
 /// bounds-checked copy out, about half the code, and problems with no tile
-/// wholly inside D (M below 64, or N below kWgN) the unchecked one.
+/// wholly inside D (M below 64, or N below kWgN) the unchecked one;
+/// kDColumnMajor: D's columns are contiguous (M stride 1; a 2-byte D): each
+/// staged chunk holds one 128-byte line of its 64 rows per column, and TMA
+/// stores it through a map of D as {M, N, L}.
 template <class TA_, class TB_, class TD_, Major kMajorA_, Major kMajorB_, int kBM_, int kBN_,
           int kStages_, int kClusterM_, int kEpiSlots_ = 0, bool kPingpong_ = false,
           int kPromoteKBlocks_ = 0, int kKGroup_ = 1, bool kCutsTiles_ = true,
-          int kTileKinds_ = kInsideTiles | kEdgeTiles>
+          int kTileKinds_ = kInsideTiles | kEdgeTiles, bool kDColumnMajor_ = false>
 struct GemmConfig {
   using TA = TA_;
   using TB = TB_;
@@ -102,6 +105,7 @@ struct GemmConfig {
   static constexpr bool kStreamK =
       kCutsTiles_ && kPromoteKBlocks_ == 0 && kBM_ != 192 && (kPingpong_ ? kKGroup_ == 1 : kClusterM_ == 1);
   static constexpr int kTileKinds = kTileKinds_;
+  static constexpr bool kDColumnMajor = kDColumnMajor_;
   static_assert(kTileKinds >= kInsideTiles && kTileKinds <= (kInsideTiles | kEdgeTiles), "a mask of tile kinds");
 
   // ---- operands and the instruction
@@ -171,8 +175,9 @@ struct GemmConfig {
   static constexpr int kChunkCols = staged_chunk_cols(kOutBytes, kWgN);
   static constexpr int kChunkRowBytes = kChunkCols * kOutBytes;  ///< 128, 64 or 32
   static constexpr int kChunkBytes = 64 * kChunkRowBytes;        ///< 64 rows
-  /// D's tensor-map swizzle span in bytes (128, 64 or 32): the chunk row width.
-  static constexpr int kSwizzleD = kChunkRowBytes;
+  /// D's tensor-map swizzle span in bytes (128, 64 or 32): the chunk row
+  /// width, or a column-major D's line of 64 rows (128).
+  static constexpr int kSwizzleD = kDColumnMajor ? 128 : kChunkRowBytes;
   static constexpr int kChunksPerWg = kWgN / kChunkCols;
   static constexpr int kEpiSlots = kEpiSlots_ == 0 ? kChunksPerWg : kEpiSlots_;
   static constexpr int kEpiRounds = kChunksPerWg / kEpiSlots;
@@ -197,6 +202,12 @@ struct GemmConfig {
     const int o = row * kChunkRowBytes + byte;
     return o ^ (((o >> 7) & (kChunkRowBytes / 16 - 1)) << 4);
   }
+  /// A column-major D's chunk: offset of byte `byte` (row byte / 2) of column
+  /// `col`'s 128-byte line, swizzled as its tensor map is (unit ^ (col % 8)).
+  static __device__ __forceinline__ constexpr int staged_line_offset(int col, int byte) {
+    const int o = col * 128 + byte;
+    return o ^ (((o >> 7) & 7) << 4);
+  }
 
   // ---- TMA boxes the host must encode (innermost first; 3-D with L; SWIZZLE_128B,
   // but an MN-major B's kBSwizzleBytes and D's kSwizzleD)
@@ -213,9 +224,10 @@ struct GemmConfig {
   /// (kBTail, its own map): {kBTailCols, kBK, 1}, swizzled 64 bytes wide.
   static constexpr int kBoxB0 = kMajorB == Major::K ? kBK : kBChunkCols;
   static constexpr int kBoxB1 = kMajorB == Major::K ? kBN / kClusterM : kBSplitsK ? kBK / kClusterM : kBK;
-  /// D (row-major, dims {N, M, L}): {kChunkCols, 64, 1}, swizzle kSwizzleD bytes.
-  static constexpr int kBoxD0 = kChunkCols;
-  static constexpr int kBoxD1 = 64;
+  /// D row-major (dims {N, M, L}): {kChunkCols, 64, 1}; column-major ({M, N,
+  /// L}): {64, kChunkCols, 1}; swizzle kSwizzleD bytes.
+  static constexpr int kBoxD0 = kDColumnMajor ? 64 : kChunkCols;
+  static constexpr int kBoxD1 = kDColumnMajor ? kChunkCols : 64;
 
   static_assert(sizeof(TA) == sizeof(TB), "A and B must have the same element size");
   static_assert(kInBytes == 2 || (kMajorA == Major::K && kMajorB == Major::K),
@@ -242,6 +254,7 @@ struct GemmConfig {
                 "D must be fp8, s8/u8, f16, bf16, f32 or int");
   static_assert(kChunkRowBytes == 128 || kChunkRowBytes == 64 || kChunkRowBytes == 32,
                 "staged rows must be 32, 64 or 128 bytes");
+  static_assert(!kDColumnMajor || kOutBytes == 2, "a column-major D is 2-byte (f16 or bf16)");
   static_assert(kWgN % kChunkCols == 0 && kChunksPerWg % kEpiSlots == 0,
                 "staging slots must divide the warpgroup's output chunks");
   static_assert(kStages >= 2, "need at least two pipeline stages");

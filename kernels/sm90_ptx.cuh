@@ -407,6 +407,22 @@ __device__ __forceinline__ void stmatrix_x4(u32 addr, u32 r0, u32 r1, u32 r2, u3
                : "memory");
 }
 
+/// stmatrix_x4 with each matrix transposed: lane 8i+r gives the address of
+/// column r of matrix i, where its 8 rows go in turn.
+__device__ __forceinline__ void stmatrix_x4_trans(u32 addr, u32 r0, u32 r1, u32 r2, u32 r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
+
+/// ldmatrix_x4 of matrices stored transposed, the inverse of stmatrix_x4_trans.
+__device__ __forceinline__ void ldmatrix_x4_trans(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(addr)
+               : "memory");
+}
+
 /// Loads four 8x8 b16 matrices, the inverse of stmatrix_x4: register i of
 /// lane t receives row t/4, columns 2*(t%4), 2*(t%4)+1 of matrix i.
 __device__ __forceinline__ void ldmatrix_x4(u32 addr, u32& r0, u32& r1, u32& r2, u32& r3) {

@@ -74,6 +74,10 @@ void analyze(const GemmArguments& args, Problem& problem);
 /// problem has the program that transpose_problem needs.
 bool transposes_to_row_major_d(const Problem& problem) noexcept;
 
+/// Whether D is row-major (its N stride 1, its M stride not) and the
+/// problem has the program that transpose_problem needs.
+bool transposes_to_column_major_d(const Problem& problem) noexcept;
+
 /// The transposed problem D^T = B^T A^T into `out` (reusing its storage):
 /// M and N swapped; A' = B^T, B' = A^T and D' = D^T, views of the same
 /// memory; each epilogue operand's M and N strides swapped; row and column

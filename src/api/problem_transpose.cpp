@@ -1,5 +1,6 @@
 // The transposed problem: a column-major D is the row-major D^T of
-// B^T A^T, which providers that write D only row-major can run instead.
+// B^T A^T (and a row-major D the column-major D^T), which a provider runs
+// where it writes D only the other way, or runs faster so.
 #include <utility>
 
 #include "api/epilogue_program.hpp"
@@ -29,6 +30,10 @@ void transpose_operands(const std::vector<EpilogueOperand>& from, std::vector<Ep
 
 bool transposes_to_row_major_d(const Problem& p) noexcept {
   return p.program != nullptr && p.dag != nullptr && p.D.row_stride == 1 && p.D.col_stride != 1;
+}
+
+bool transposes_to_column_major_d(const Problem& p) noexcept {
+  return p.program != nullptr && p.dag != nullptr && p.D.col_stride == 1 && p.D.row_stride != 1;
 }
 
 void transpose_problem(const Problem& p, Problem& out) {

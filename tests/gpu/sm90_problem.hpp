@@ -37,8 +37,9 @@ inline std::function<bool(const OperatorMetadata&)> pin_shape(const detail::Sm90
   return [=](const OperatorMetadata& md) {
     const auto group = md.extra.find("k_blocks_per_stage");
     const int k_group = group == md.extra.end() ? 1 : std::stoi(group->second);
+    const bool d_column_major = md.extra.at("d_store").starts_with("column");
     return md.tile.m == c.bm && md.tile.n == c.bn && md.cluster.m == c.cluster_m &&
-           md.extra.at("schedule") == schedule && k_group == c.k_group;
+           md.extra.at("schedule") == schedule && k_group == c.k_group && d_column_major == c.d_column_major;
   };
 }
 
@@ -54,14 +55,17 @@ inline std::function<bool(const OperatorMetadata&)> pin_config(const detail::Sm9
 
 /// Every tile configuration offered for 16-bit operands (tests run on each),
 /// but the grouped-k ones, which take only K-major operands and whole
-/// k-blocks (sm90_grouped_k_test.cpp tests those). EPIGEMM_TEST_TILES=TEXT
-/// keeps only those whose shape name ("192x96x64_c1x1") contains TEXT: a
-/// new tile's run through every test that covers each configuration.
-inline std::vector<detail::Sm90TileConfig> bits16_tile_configs() {
+/// k-blocks (sm90_grouped_k_test.cpp tests those), and those that write D
+/// column-major (`d_column_major` true: those alone; sm90_dcol_test.cpp).
+/// EPIGEMM_TEST_TILES=TEXT keeps only those whose shape name
+/// ("192x96x64_c1x1") contains TEXT: a new tile's run through every test
+/// that covers each configuration.
+inline std::vector<detail::Sm90TileConfig> bits16_tile_configs(bool d_column_major = false) {
   const char* only = std::getenv("EPIGEMM_TEST_TILES");
   std::vector<detail::Sm90TileConfig> out;
   for (const detail::Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.operands != detail::Sm90OperandClass::bits16 || c.k_group != 1) continue;
+    if (c.operands != detail::Sm90OperandClass::bits16 || c.k_group != 1 || c.d_column_major != d_column_major)
+      continue;
     if (only == nullptr || c.shape_name().find(only) != std::string::npos) out.push_back(c);
   }
   return out;

@@ -40,11 +40,13 @@ struct Sm90Job {
 constexpr std::int64_t kL = 2, kM = 8, kN = 16, kK = 32;
 
 /// Every configuration but the grouped-k ones, which need a K-major A and
-/// K of at least one box of k-blocks (GroupedKTilesOnTheirLayout compiles those).
-std::vector<Sm90TileConfig> plain_tile_configs() {
+/// K of at least one box of k-blocks (GroupedKTilesOnTheirLayout compiles
+/// those), and those that write D column-major (`d_column_major`: those
+/// alone; ColumnMajorDTiles compiles them).
+std::vector<Sm90TileConfig> plain_tile_configs(bool d_column_major = false) {
   std::vector<Sm90TileConfig> out;
   for (const auto& c : detail::sm90_tile_configs()) {
-    if (c.k_group == 1) out.push_back(c);
+    if (c.k_group == 1 && c.d_column_major == d_column_major) out.push_back(c);
   }
   return out;
 }
@@ -276,6 +278,44 @@ TEST_F(Sm90Compile, DStoredByTheThreadsWhereTmaCannot) {
   }
   jobs.push_back(make_job("d_by_threads_e4m3", bias_and_extra_output(DType::e4m3), bf16,
                           config_of(Sm90OperandClass::bits16, 64, 128), true, true, rng, unaligned_d));
+  expect_all_compile(std::move(jobs));
+}
+
+TEST_F(Sm90Compile, ColumnMajorDTiles) {
+  // The tiles that write D column-major, on a column-major D (the kernel's
+  // own orientation) with A and B in every order: a staged input and output
+  // laid out as D, and reductions of every kind, on each; D's columns 18
+  // bytes apart (stored by the threads) on two.
+  const auto column_major_tiles = [](HostCatalogProblem& hp, std::int64_t pitch) {
+    for (const char* name : {"C", "D", "F"}) {
+      const auto it = hp.tensors.find(name);
+      if (it == hp.tensors.end() || it->second->shape.size() != 3 || it->second->shape[1] != hp.M) continue;
+      hp.owned.push_back(std::make_unique<HostTensor>(it->second->dtype, Dims{hp.L, hp.M, hp.N},
+                                                      Dims{pitch * hp.N, 1, pitch}));
+      it->second = hp.owned.back().get();
+      if (std::string_view(name) == "D") hp.args.out = it->second->ref();
+      hp.args.epilogue->set(name, Binding(it->second->ref()));
+    }
+  };
+  const auto aligned = [&](HostCatalogProblem& hp) { column_major_tiles(hp, hp.M); };
+  const auto unaligned = [&](HostCatalogProblem& hp) { column_major_tiles(hp, hp.M + 1); };
+  const DTypeCombo bf16{"bf16", DType::bf16, DType::bf16, DType::f32, DType::f32};
+  const EpilogueCase staged = epilogue_case(seed_epilogues(DType::bf16, DType::bf16), "relu_aux_store");
+  const EpilogueCase reductions = epilogue_case(coverage_epilogues(), "reductions");
+  std::vector<Sm90Job> jobs;
+  const std::vector<Sm90TileConfig> configs = plain_tile_configs(true);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const bool a_k_major = i % 2 == 0, b_k_major = i / 2 % 2 == 1;
+    jobs.push_back(make_job("dcol_staged", staged, bf16, configs[i], a_k_major, b_k_major, rng, aligned));
+    jobs.push_back(make_job("dcol_reductions", reductions, kF16, configs[i], a_k_major, b_k_major, rng, aligned));
+    EXPECT_NE(jobs.back().source.name_expression.find(", true>, EpgSm90Hook"), std::string::npos)
+        << jobs.back().label;
+    if (i < 2) {
+      jobs.push_back(make_job("dcol_by_threads", staged, bf16, configs[i], true, false, rng, unaligned));
+      EXPECT_NE(jobs.back().source.source.find("D: stored by the threads"), std::string::npos) << jobs.back().label;
+    }
+  }
+  EXPECT_EQ(configs.size(), 15u);
   expect_all_compile(std::move(jobs));
 }
 
@@ -699,7 +739,7 @@ TEST_F(Sm90Compile, KernelsWithoutStreamKCodeOrForOneKindOfTile) {
   std::vector<Sm90Job> jobs;
   for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
     const bool bits16 = config.operands == Sm90OperandClass::bits16;
-    if (!bits16 && config.operands != Sm90OperandClass::fp8) continue;
+    if ((!bits16 && config.operands != Sm90OperandClass::fp8) || config.d_column_major) continue;
     const std::int64_t k = config.k_group > 1 ? config.bk() * config.k_group : kK;  // whole boxes of k-blocks
     for (const int kinds : {detail::kSm90AllTileKinds, detail::kSm90InsideTiles, detail::kSm90EdgeTiles}) {
       if (kinds == detail::kSm90AllTileKinds && !(config.may_cut_along_k() && config.cluster_m == 1)) continue;

@@ -113,10 +113,11 @@ std::string gemm_config_type(const Problem& p, const Sm90Plan& plan, const Sm90T
       << device_type(plan.d_dtype) << ", " << major(plan.a_k_major) << ", " << major(plan.b_k_major) << ", " << c.bm
       << ", " << c.bn << ", " << c.stages << ", " << c.cluster_m << ", " << c.epilogue_slots(d_bytes(plan)) << ", "
       << (c.pingpong ? "true" : "false") << ", " << c.promote_k_blocks;
-  // kKGroup, kCutsTiles and kTileKinds, up to the last that differs from its default.
+  // kKGroup, kCutsTiles, kTileKinds and kDColumnMajor, up to the last that
+  // differs from its default.
   const std::string trailing[] = {std::to_string(c.k_group), without_stream_k(plan, c) ? "false" : "true",
-                                  std::to_string(plan.tile_kinds)};
-  const std::string defaults[] = {"1", "true", std::to_string(kSm90AllTileKinds)};
+                                  std::to_string(plan.tile_kinds), plan.d_column_major ? "true" : "false"};
+  const std::string defaults[] = {"1", "true", std::to_string(kSm90AllTileKinds), "false"};
   std::size_t count = std::size(trailing);
   while (count > 0 && trailing[count - 1] == defaults[count - 1]) --count;
   for (std::size_t i = 0; i < count; ++i) out << ", " << trailing[i];
@@ -157,6 +158,7 @@ std::uint64_t sm90_kernel_key(const Problem& p, const Sm90Plan& plan, const Sm90
   key = hash_combine(key, static_cast<std::uint64_t>(plan.staged_output + 1));
   key = hash_combine(key, without_stream_k(plan, config) ? 1 : 0);
   key = hash_combine(key, static_cast<std::uint64_t>(plan.tile_kinds));
+  key = hash_combine(key, plan.d_column_major ? 1 : 0);
   return hash_combine(key, static_cast<std::uint64_t>(d_store_mode(plan)));
 }
 
@@ -164,7 +166,8 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
   TextWriter out;
   out << "// epigemm sm90 kernel " << c.shape_name() << ": A " << to_string(p.A.dtype)
       << (plan.a_k_major ? " (K-major)" : " (M-major)") << ", B " << to_string(p.B.dtype)
-      << (plan.b_k_major ? " (K-major)" : " (N-major)") << ", D " << to_string(plan.d_dtype) << ", accumulator "
+      << (plan.b_k_major ? " (K-major)" : " (N-major)") << ", D " << to_string(plan.d_dtype)
+      << (plan.d_column_major ? " (column-major)" : "") << ", accumulator "
       << to_string(p.accumulator) << ", compute " << to_string(p.compute) << ".\n";
   out << tile_operand_comment(p, plan);
   out << "// The epilogue DAG:\n" << dag_comment(*p.dag) << "\n";
@@ -197,6 +200,11 @@ std::string sm90_kernel_source(const Problem& p, const Sm90Plan& plan, const Sm9
         << "::kBTailCols == " << c.b_tail_cols()
         << ", \"the host's TMA box of B for this tile differs from the kernel's\");\n";
   }
+  // And D's (and the staged tiles') with the chunk's box, row- or column-major.
+  const int chunk = c.chunk_cols(d_bytes(plan));
+  out << "static_assert(" << cfg << "::kBoxD0 == " << (plan.d_column_major ? 64 : chunk) << " && " << cfg
+      << "::kBoxD1 == " << (plan.d_column_major ? chunk : 64)
+      << ", \"the host's TMA box of D for this tile differs from the kernel's\");\n";
   out << "\n" << codegen::kInstantiatedKernelComment << sm90_kernel_name(p, plan, c) << "\n";
   return out.str();
 }

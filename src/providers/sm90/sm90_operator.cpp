@@ -72,12 +72,12 @@ std::int64_t l2_bytes_for(const Problem& p) {
   return p.described_l2_bytes > 0 ? p.described_l2_bytes : l2_bytes_of(p.device_index);
 }
 
-// The problem the kernel runs: `p`, or where D is column-major its
-// transpose (D^T = B^T A^T, whose D^T is row-major as the kernel writes
-// it), held per thread so that warm launches allocate nothing. Every entry
+// The problem the kernel runs: `p`, or where D lies the other way from
+// the way the tile writes it (`d_column_major`) its transpose D^T = B^T
+// A^T, held per thread so that warm launches allocate nothing. Every entry
 // point maps its problem once; the transpose maps to itself.
-const Problem& oriented(const Problem& p) {
-  if (!transposes_to_row_major_d(p)) return p;
+const Problem& oriented(const Problem& p, bool d_column_major) {
+  if (!(d_column_major ? transposes_to_column_major_d(p) : transposes_to_row_major_d(p))) return p;
   thread_local Problem transposed;
   transpose_problem(p, transposed);
   return transposed;
@@ -89,13 +89,13 @@ Sm90Operator::Sm90Operator(const Sm90TileConfig& config)
     : OperatorImpl(sm90_metadata(config)), config_(config), maps_(config) {}
 
 Status Sm90Operator::supports(const Problem& problem) const {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   if (Status s = supports_problem(p); !s) return s;
   return check_device(p);
 }
 
 Status Sm90Operator::supports_problem(const Problem& problem) const {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   if (p.device != Device::cuda) return Status::unsupported("A is a host tensor; the sm90 provider needs CUDA tensors");
   Sm90Plan plan;
   if (Status s = make_sm90_plan(p, config_, plan); !s) return s;
@@ -117,18 +117,21 @@ Sm90Plan Sm90Operator::launch_plan(const Problem& p) const {
 }
 
 std::string Sm90Operator::generated_source(const Problem& problem) const {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   return sm90_kernel_source(p, launch_plan(p), config_);
 }
 
 std::vector<std::string> Sm90Operator::plan_notes(const Problem& problem) const {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   Sm90Plan plan;
   if (!make_sm90_plan(p, config_, plan)) return {};
   std::vector<std::string> notes = sm90_plan_notes(p, plan, config_.operands);
   if (&p != &problem) {
-    notes.insert(notes.begin(), "D is column-major: the kernel writes the row-major D^T = B^T A^T, whose A and B "
-                                "are B^T and A^T (as in the notes that follow)");
+    notes.insert(notes.begin(), config_.d_column_major
+                                    ? "D is row-major: the kernel writes the column-major D^T = B^T A^T, whose A "
+                                      "and B are B^T and A^T (as in the notes that follow)"
+                                    : "D is column-major: the kernel writes the row-major D^T = B^T A^T, whose A "
+                                      "and B are B^T and A^T (as in the notes that follow)");
   }
   // How K is cut on the device's SMs (a 2x1 cluster's count of CTAs is
   // known only once its kernel is loaded).
@@ -165,12 +168,12 @@ Status Sm90Operator::check_device(const Problem& p) const {
 }
 
 int Sm90Operator::preference(const Problem& problem) const {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   return sm90_preference(config_, p, sm_count_for(p), l2_bytes_for(p));
 }
 
 std::string Sm90Operator::ranking(const Problem& problem) const {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   Sm90ModelBound bound = Sm90ModelBound::math;
   const double us =
       sm90_modelled_time(config_, p, sm_count_for(p), l2_bytes_for(p), &bound) / 1000.0;
@@ -253,7 +256,7 @@ Sm90Operator::Kernels Sm90Operator::load(const Problem& p, const Sm90Plan& plan,
 }
 
 void Sm90Operator::compile(const Problem& problem) {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   const Sm90Plan plan = launch_plan(p);
   const runtime::Driver& driver = runtime::Driver::require();
   const runtime::ContextGuard guard(driver, p.device_index);
@@ -301,7 +304,7 @@ Sm90Operator::IdentityCounter* Sm90Operator::identity_counter(const runtime::Dri
 }
 
 void Sm90Operator::run(const Problem& problem, void* stream) {
-  const Problem& p = oriented(problem);
+  const Problem& p = oriented(problem, config_.d_column_major);
   Sm90Plan plan = launch_plan(p);
   const runtime::Driver& driver = runtime::Driver::require();
   const int device = p.device_index;

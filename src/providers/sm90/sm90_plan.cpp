@@ -25,8 +25,13 @@ struct Axes {
   bool inner_is_cols;  ///< the matrix's columns (its last dimension) are contiguous
 };
 /// A is M x K: K-major = row-major; B is K x N: K-major = column-major; D
-/// and the epilogue's tiles are row-major.
-constexpr Axes kAKMajor{true}, kAMMajor{false}, kBKMajor{false}, kBNMajor{true}, kRowMajor{true};
+/// and the epilogue's staged tiles are row-major, or column-major where the
+/// tile configuration stores D so (Sm90TileConfig::d_column_major).
+constexpr Axes kAKMajor{true}, kAMMajor{false}, kBKMajor{false}, kBNMajor{true}, kRowMajor{true},
+    kColumnMajor{false};
+
+/// How the kernel lays out D and its staged tiles.
+Axes d_axes(bool d_column_major) { return d_column_major ? kColumnMajor : kRowMajor; }
 
 /// How a matrix lies along `axes`: whether its inner axis has unit stride,
 /// its pitch and batch stride in bytes, and whether those and its pointer
@@ -267,7 +272,7 @@ bool stageable_input(DType dtype, DType compute) {
   return stageable(dtype);
 }
 
-/// An (L, M, N) epilogue operand with unit n stride as a row-major matrix.
+/// An (L, M, N) epilogue operand as a matrix.
 MatrixOperand tile_operand(const Problem& p, const EpilogueOperand& e) {
   MatrixOperand m;
   m.tensor = e.tensor;
@@ -275,27 +280,30 @@ MatrixOperand tile_operand(const Problem& p, const EpilogueOperand& e) {
   m.rows = p.M;
   m.cols = p.N;
   m.row_stride = e.stride_m;
-  m.col_stride = 1;
+  m.col_stride = e.stride_n;
   m.batch_stride = e.stride_l;
   return m;
 }
 
-/// The TMA view {N, M, L} of an (L, M, N) epilogue operand with unit n
-/// stride, laid out as D's; false when TMA cannot describe it.
-bool tile_view(const Problem& p, const EpilogueOperand& e, Sm90TmaView& view) {
-  if (p.M > 1 && e.stride_m <= 0) return false;
+/// The TMA view of an (L, M, N) epilogue operand laid out as D's: {N, M, L}
+/// with unit n stride, or {M, N, L} with unit m stride where D is
+/// column-major; false when TMA cannot describe it so.
+bool tile_view(const Problem& p, const EpilogueOperand& e, bool d_column_major, Sm90TmaView& view) {
+  const bool single_line = d_column_major ? p.N == 1 : p.M == 1;
+  if (!single_line && (d_column_major ? e.stride_n : e.stride_m) <= 0) return false;
   const MatrixOperand m = tile_operand(p, e);
-  const TmaFit fit = tma_fit(m, kRowMajor, p.L, e.stride_l != 0);
+  const TmaFit fit = tma_fit(m, d_axes(d_column_major), p.L, e.stride_l != 0);
   if (!fit.aligned) return false;
-  view = tma_view(m, kRowMajor, p.L, e.stride_l != 0, fit);
+  view = tma_view(m, d_axes(d_column_major), p.L, e.stride_l != 0, fit);
   return true;
 }
 
-/// The row stride (elements) of a row-major operand with TMA view `view`, for
-/// the thread stores of a ragged edge: its own, or with one row (whose stride
-/// is recorded as 0) the view's pitch.
-std::int64_t row_stride(const Sm90TmaView& view, std::int64_t M, std::int64_t stride_m) {
-  return M == 1 ? static_cast<std::int64_t>(view.strides[0] / size_bytes(view.dtype)) : stride_m;
+/// The stride (elements) between the lines (rows, or a column-major D's
+/// columns) of an operand with TMA view `view`, for the thread stores of a
+/// ragged edge: its own, or with one line (whose stride is recorded as 0)
+/// the view's pitch.
+std::int64_t line_stride(const Sm90TmaView& view, std::int64_t lines, std::int64_t stride) {
+  return lines == 1 ? static_cast<std::int64_t>(view.strides[0] / size_bytes(view.dtype)) : stride;
 }
 
 /// Whether the tile's slots hold each consumer's whole part in one round
@@ -307,8 +315,9 @@ bool whole_tile_slots(const Sm90TileConfig& config, int d_bytes) {
 }
 
 /// Picks the first full-tile input that can share D's staging slots: same
-/// element size as D, rows contiguous and TMA-describable, on a tile whose
-/// slots hold each consumer's whole part.
+/// element size as D, laid out as D (rows contiguous, or columns where D's
+/// are) and TMA-describable, on a tile whose slots hold each consumer's
+/// whole part.
 /// Other inputs (and this one when none fits) are read from global memory.
 void choose_staged_input(const Problem& p, const Sm90TileConfig& config, Sm90Plan& plan) {
   plan.staged_input = -1;
@@ -317,7 +326,7 @@ void choose_staged_input(const Problem& p, const Sm90TileConfig& config, Sm90Pla
   for (std::size_t i = 0; i < p.inputs.size() && i < 64; ++i) {
     const EpilogueOperand& in = p.inputs[i];
     if (in.load_kind != ir::LoadKind::Tile || in.tensor == nullptr || !stageable_input(in.dtype, p.compute) ||
-        size_bytes(in.dtype) != d_bytes || ((plan.unit_inputs >> i) & 1) == 0 || !tile_view(p, in, plan.c)) {
+        size_bytes(in.dtype) != d_bytes || !tile_view(p, in, plan.d_column_major, plan.c)) {
       continue;
     }
     plan.staged_input = static_cast<int>(i);
@@ -336,12 +345,11 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
   for (std::size_t j = 0; j < p.outputs.size() && j < 64; ++j) {
     const EpilogueOperand& out = p.outputs[j];
     if (static_cast<int>(j) == plan.d_slot || out.store_kind != ir::StoreKind::Tile || out.tensor == nullptr ||
-        !stageable(out.dtype) || size_bytes(out.dtype) != d_bytes || ((plan.unit_outputs >> j) & 1) == 0 ||
-        !tile_view(p, out, plan.f)) {
+        !stageable(out.dtype) || size_bytes(out.dtype) != d_bytes || !tile_view(p, out, plan.d_column_major, plan.f)) {
       continue;
     }
     plan.staged_output = static_cast<int>(j);
-    plan.ldf = row_stride(plan.f, p.M, out.stride_m);
+    plan.ldf = plan.d_column_major ? line_stride(plan.f, p.N, out.stride_n) : line_stride(plan.f, p.M, out.stride_m);
     plan.f_batch = out.stride_l;
     return;
   }
@@ -510,8 +518,9 @@ std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan,
   if (plan.repack_a.active) notes.push_back(repack_note("A", p.A, false, plan.repack_a, operands, p.L));
   if (plan.repack_b.active) notes.push_back(repack_note("B", p.B, true, plan.repack_b, operands, p.L));
   if (plan.d_by_threads) {
+    const Axes axes = d_axes(plan.d_column_major);
     notes.push_back("D is stored by the kernel's threads instead of TMA, because " +
-                    unfit_cause(kRowMajor, tma_fit(p.D, kRowMajor, p.L, true), p.L, true) +
+                    unfit_cause(axes, tma_fit(p.D, axes, p.L, true), p.L, true) +
                     (plan.d_words ? "; they store it in 4- to 16-byte pieces"
                                   : "; they store it one element at a time (rows, batches and base address "
                                     "4-byte aligned would let them store wider pieces)"));
@@ -576,6 +585,28 @@ Status check_reduce_partials(const Problem& p, const Sm90TileConfig& config) {
                              std::to_string(kSm90TotalsSharedBytes / per_output));
 }
 
+/// Whether D lies as the configuration's kernel writes it: row-major (N
+/// contiguous), or column-major (M contiguous; a 2-byte D) for the tiles
+/// that store D so. Sets plan.d_column_major.
+Status check_d_layout(const Problem& p, const Sm90TileConfig& config, Sm90Plan& plan) {
+  plan.d_column_major = config.d_column_major;
+  if (!config.d_column_major) {
+    if (tma_fit(p.D, kRowMajor, p.L, true).contiguous) return Status::ok();
+    return Status::unsupported("D's N stride is " + std::to_string(p.D.col_stride) +
+                               " elements, not 1; this operator's kernel writes D row-major (N contiguous), or "
+                               "column-major (M contiguous) as the transposed problem's D^T");
+  }
+  if (size_bytes(plan.d_dtype) != 2) {
+    return Status::unsupported("D is " + str(plan.d_dtype) +
+                               "; this operator's kernel writes D column-major, which it does for a 2-byte D (f16, "
+                               "bf16) only");
+  }
+  if (tma_fit(p.D, kColumnMajor, p.L, true).contiguous) return Status::ok();
+  return Status::unsupported("D's M stride is " + std::to_string(p.D.row_stride) +
+                             " elements, not 1; this operator's kernel writes D column-major (M contiguous), or "
+                             "row-major (N contiguous) as the transposed problem's D^T");
+}
+
 Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& plan) {
   if (p.dag == nullptr) return Status::unsupported("the problem has no epilogue DAG");
   if (Status s = check_dtypes(p, config); !s) return s;
@@ -587,20 +618,16 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   choose_major(p.A, false, config.operands, p.L, plan.a, plan.a_k_major, plan.repack_a);
   choose_major(p.B, true, config.operands, p.L, plan.b, plan.b_k_major, plan.repack_b);
   plan.repack_b.offset = plan.repack_a.active ? sm90_repack_offset(plan.repack_a.bytes()) : 0;
-  // D's rows, batches or pointer not as TMA needs them: its chunks leave
+  // D's lines, batches or pointer not as TMA needs them: its chunks leave
   // through the threads instead (d_by_threads).
-  const TmaFit d = tma_fit(p.D, kRowMajor, p.L, true);
-  if (!d.contiguous) {
-    return Status::unsupported("D's N stride is " + std::to_string(p.D.col_stride) +
-                               " elements, not 1; the sm90 kernel writes D row-major (N contiguous), or column-major "
-                               "(M contiguous) as the transposed problem's D^T");
-  }
-  plan.d = tma_view(p.D, kRowMajor, p.L, true, d);
+  if (Status s = check_d_layout(p, config, plan); !s) return s;
+  const TmaFit d = tma_fit(p.D, d_axes(plan.d_column_major), p.L, true);
+  plan.d = tma_view(p.D, d_axes(plan.d_column_major), p.L, true, d);
   plan.d_by_threads = !d.aligned;
   plan.d_words = plan.d_by_threads && (d.pitch | d.batch_bytes) % 4 == 0 &&
                  reinterpret_cast<std::uintptr_t>(p.D.tensor->data) % 4 == 0;
   plan.tile_kinds = sm90_tile_kinds(config, p);
-  plan.ldd = row_stride(plan.d, p.M, p.D.row_stride);
+  plan.ldd = plan.d_column_major ? line_stride(plan.d, p.N, p.D.col_stride) : line_stride(plan.d, p.M, p.D.row_stride);
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);
   plan.loop_chunks = long_epilogue(*p.dag, p.compute);

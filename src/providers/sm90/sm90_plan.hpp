@@ -58,11 +58,15 @@ struct Sm90Plan {
   bool b_batched = true;
   int d_slot = 0;         ///< D's index among the epilogue outputs
   DType d_dtype = DType::f16;
-  Sm90TmaView a, b, d;    ///< A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L}
+  Sm90TmaView a, b, d;    ///< A {K, M, L} or {M, K, L}; B {K, N, L} or {N, K, L}; D {N, M, L} or {M, N, L}
+  /// D is column-major (Sm90TileConfig::d_column_major): its view, and those
+  /// of the staged input and output, are {M, N, L}, and ldd, ldf their
+  /// column strides.
+  bool d_column_major = false;
   /// A's and B's copies when TMA cannot read them as they lie (their views
   /// then describe the copies; the launch sets the views' data).
   Sm90Repack repack_a, repack_b;
-  std::int64_t ldd = 0;      ///< D's row stride (elements), for the ragged-edge stores
+  std::int64_t ldd = 0;      ///< D's row (or column) stride, elements, for the ragged-edge stores
   std::int64_t d_batch = 0;  ///< D's batch stride (elements)
   /// D's pitch, batch stride or pointer is not a multiple of 16 bytes, so
   /// TMA cannot store it: the threads store every chunk (slower), and the
@@ -85,14 +89,15 @@ struct Sm90Plan {
   std::uint64_t pair_inputs = 0;
   std::uint64_t pair_outputs = 0;
   /// The full-tile epilogue input the kernel TMA-loads into D's staging
-  /// slots during the main loop (-1: none), its view {N, M, L} (laid out as
-  /// D's) and whether it has a batch dimension.
+  /// slots during the main loop (-1: none), its view (laid out as D's) and
+  /// whether it has a batch dimension.
   int staged_input = -1;
   Sm90TmaView c;
   bool c_batched = true;
   /// The tile output besides D that the kernel stages through D's slots once
-  /// D's stores have read them, and TMA-stores (-1: none); its view {N, M, L}
-  /// and its row and batch strides (elements) for the ragged-edge stores.
+  /// D's stores have read them, and TMA-stores (-1: none); its view (laid
+  /// out as D's) and its line and batch strides (elements) for the
+  /// ragged-edge stores.
   int staged_output = -1;
   Sm90TmaView f;
   std::int64_t ldf = 0;

@@ -28,7 +28,8 @@ bool same_view(const Sm90TmaView& x, const Sm90TmaView& y) {
 }
 
 bool same_maps(const Sm90Plan& x, const Sm90Plan& y) {
-  return x.a_k_major == y.a_k_major && x.b_k_major == y.b_k_major && same_view(x.a, y.a) && same_view(x.b, y.b) &&
+  return x.a_k_major == y.a_k_major && x.b_k_major == y.b_k_major && x.d_column_major == y.d_column_major &&
+         same_view(x.a, y.a) && same_view(x.b, y.b) &&
          same_view(x.d, y.d) && x.staged_input == y.staged_input && (x.staged_input < 0 || same_view(x.c, y.c)) &&
          x.staged_output == y.staged_output && (x.staged_output < 0 || same_view(x.f, y.f));
 }
@@ -104,8 +105,9 @@ int sm90_tile_order_group(std::int64_t N, const Sm90TileConfig& config) noexcept
 
 CUtensorMapL2promotion sm90_operand_promotion(const Sm90Plan& plan, const Sm90TileConfig& config,
                                               const Sm90TmaView& operand) noexcept {
-  // D's view is {N, M, L}.
-  const auto M = static_cast<std::int64_t>(plan.d.dims[1]), N = static_cast<std::int64_t>(plan.d.dims[0]),
+  // D's view is {N, M, L}, or {M, N, L} when column-major.
+  const int m_dim = plan.d_column_major ? 0 : 1;
+  const auto M = static_cast<std::int64_t>(plan.d.dims[m_dim]), N = static_cast<std::int64_t>(plan.d.dims[1 - m_dim]),
              L = static_cast<std::int64_t>(plan.d.dims[2]);
   const bool skinny = streamed_once(N, config.bn, L, plan.a_batched) || streamed_once(M, config.bm, L, plan.b_batched);
   return skinny || operand.strides[0] % 128 != 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
@@ -128,9 +130,11 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   const int bk = config_.bk();
   // D: {N, M, L} in chunks of 64 rows x 128 bytes, or x 64 or 32 bytes
   // (swizzled across that span) when a warpgroup's tile is that narrow
-  // (Cfg::kSwizzleD).
+  // (Cfg::kSwizzleD); column-major {M, N, L} in chunks of the same columns,
+  // each a 128-byte line of 64 rows.
   const int d_bytes = size_bytes(plan.d_dtype);
-  const unsigned d0 = static_cast<unsigned>(config_.chunk_cols(d_bytes));
+  const unsigned chunk_cols = static_cast<unsigned>(config_.chunk_cols(d_bytes));
+  const unsigned d0 = plan.d_column_major ? 64 : chunk_cols, d1 = plan.d_column_major ? chunk_cols : 64;
   const unsigned d_row_bytes = d0 * static_cast<unsigned>(d_bytes);
   const CUtensorMapSwizzle d_swizzle = d_row_bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
                                        : d_row_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
@@ -175,14 +179,14 @@ void Sm90TensorMaps::encode(const runtime::Driver& driver, const Sm90Plan& plan)
   if (plan.d_by_threads)
     maps_.d = maps_.a;
   else
-    encode_one(driver, plan.d, d0, 64, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
+    encode_one(driver, plan.d, d0, d1, "encoding the TMA tensor map of D", maps_.d, d_swizzle);
   // The staged input's chunks share D's slots, so its map is D's shape of box.
   if (plan.staged_input >= 0)
-    encode_one(driver, plan.c, d0, 64, "encoding the TMA tensor map of the staged epilogue input", maps_.c, d_swizzle);
+    encode_one(driver, plan.c, d0, d1, "encoding the TMA tensor map of the staged epilogue input", maps_.c, d_swizzle);
   else
     maps_.c = maps_.d;
   if (plan.staged_output >= 0)
-    encode_one(driver, plan.f, d0, 64, "encoding the TMA tensor map of the staged epilogue output", maps_.f, d_swizzle);
+    encode_one(driver, plan.f, d0, d1, "encoding the TMA tensor map of the staged epilogue output", maps_.f, d_swizzle);
   else
     maps_.f = maps_.d;
   last_ = plan;

@@ -93,6 +93,18 @@ constexpr Sm90TileConfig kConfigs[] = {
     // 128x160; see kTallTileStreamingCost); 4 stages of 40 KB (an N-major B
     // comes in three 32-column chunks a stage, in room for 128 columns).
     {192, 96, 1, 4, C::bits16},
+    // The 16-bit tiles (but the grouped-k ones) again, writing D column-major
+    // (Sm90TileConfig::d_column_major): a row-major D runs there as D^T =
+    // B^T A^T, so a row-major B is read K-major, as A^T; and a column-major
+    // D runs as it is. See kColumnMajorDCost for where they rank.
+    {128, 256, 2, 3, C::bits16, false, 0, 1, true}, {128, 256, 1, 3, C::bits16, false, 0, 1, true},
+    {128, 128, 1, 5, C::bits16, false, 0, 1, true}, {128, 128, 2, 5, C::bits16, false, 0, 1, true},
+    {64, 128, 1, 8, C::bits16, false, 0, 1, true},  {128, 64, 1, 8, C::bits16, false, 0, 1, true},
+    {64, 64, 1, 13, C::bits16, false, 0, 1, true},  {128, 128, 2, 5, C::bits16, true, 0, 1, true},
+    {128, 128, 1, 5, C::bits16, true, 0, 1, true},  {128, 192, 1, 4, C::bits16, false, 0, 1, true},
+    {128, 192, 2, 4, C::bits16, false, 0, 1, true}, {128, 160, 1, 4, C::bits16, false, 0, 1, true},
+    {128, 192, 1, 4, C::bits16, true, 0, 1, true},  {64, 128, 2, 8, C::bits16, false, 0, 1, true},
+    {192, 96, 1, 4, C::bits16, false, 0, 1, true},
 };
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
@@ -480,6 +492,25 @@ constexpr double kUnalignedRowFill = 2.0;
 /// How far fast-accumulating fp8 operators rank below the precise ones:
 /// more than any difference of modelled time (1000 per factor of two).
 constexpr int kFastAccumulationDemotion = 100'000;
+/// The tiles that write D column-major (Sm90TileConfig::d_column_major)
+/// run a row-major D as D^T = B^T A^T, where a row-major B is read as the
+/// M-major A' = B^T and A as the K-major B' = A^T. On the part-chunk tiles
+/// (128x160, 192x96), whose N-major B is slow, that ran faster than the
+/// model's figure for the K-major B' (H100, bf16, A and B row-major, X Y Y
+/// X, flushed, 300 ms turns, 2026-12-07; time over the row-major tiles'
+/// pick): 1536^3 0.929 (GEMM alone) and 0.937 (relu+F) on 128x160 against
+/// 192x96, 1536x1536x4096 0.925 and 0.916 on 128x160 against 128x160,
+/// 768x3072x4096 0.898 and 0.925 on 192x96 against 192x96; so they take
+/// this factor where their problem's A is M-major and B K-major.
+constexpr double kColumnMajorDPartChunkGain = 0.92;
+/// The other column-major-D tiles rank first only where the model finds
+/// them this much faster: on the same card the whole-chunk ones tied or
+/// lost (2048^3 128x128 pingpong 1.008 and 1.029, 4096^3 128x256 1.020 and
+/// 0.998, 1024x4096x4096 0.998 and 0.988; 2304x1024x4096 128x192 1.036
+/// and 1.039 against 128x160), and a column-major D run as it is on 192x96
+/// took 1.073 and 1.054 of the time of its transpose on the row-major
+/// 128x160 at 1536^3 (4096^3 on 128x256: 0.986 and 1.001).
+constexpr double kColumnMajorDCost = 1.10;
 
 // The H200 the model assumes (fitted to our measurements).
 /// ns per bm x bn tile-element and k-block at 128x256's rate (8192^3 bf16:
@@ -553,7 +584,8 @@ int Sm90TileConfig::shared_bytes(int d_bytes) const noexcept {
 std::string Sm90TileConfig::shape_name() const {
   return std::to_string(bm) + "x" + std::to_string(bn) + "x" + std::to_string(bk()) + "_c" +
          std::to_string(cluster_m) + "x1" + (pingpong ? "_pingpong" : "") +
-         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "") + (promote_k_blocks > 0 ? "_precise" : "");
+         (k_group > 1 ? "_kgroup" + std::to_string(k_group) : "") + (promote_k_blocks > 0 ? "_precise" : "") +
+         (d_column_major ? "_dcol" : "");
 }
 
 std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
@@ -580,11 +612,11 @@ struct ClassFacts {
 ClassFacts class_facts(C operands) {
   constexpr const char* kKMajor =
       "any (A row-major and B column-major are read as they lie, when TMA-aligned; others are repacked K-major)";
-  constexpr const char* kFloatOut = "f16,bf16,f32,e4m3,e5m2,i8,u8,i32 (row-major)";
+  constexpr const char* kFloatOut = "f16,bf16,f32,e4m3,e5m2,i8,u8,i32";
   switch (operands) {
     case C::fp8: return {"_fp8", "e4m3,e5m2", kKMajor, "f32,f16", kFloatOut};
     case C::tf32: return {"_tf32", "tf32", kKMajor, "f32", kFloatOut};
-    case C::int8: return {"_int8", "i8,u8", kKMajor, "i32", "i32,i8,u8,f32,f16,bf16,e4m3,e5m2 (row-major)"};
+    case C::int8: return {"_int8", "i8,u8", kKMajor, "i32", "i32,i8,u8,f32,f16,bf16,e4m3,e5m2"};
     case C::bits16: break;
   }
   return {"_16bit", "f16,bf16",
@@ -614,6 +646,12 @@ OperatorMetadata sm90_metadata(const Sm90TileConfig& c) {
   md.extra["out_dtypes"] = facts.out_dtypes;
   if (c.operands == C::fp8) md.extra["fp8_accumulation"] = c.promote_k_blocks > 0 ? "precise" : "fast";
   md.extra["reduce_outputs"] = "f32";
+  if (c.d_column_major) {
+    md.extra["out_dtypes"] = "f16,bf16";
+    md.extra["d_store"] = "column-major: a row-major D runs as D^T = B^T A^T";
+  } else {
+    md.extra["d_store"] = "row-major: a column-major D runs as D^T = B^T A^T";
+  }
   return md;
 }
 
@@ -825,6 +863,10 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   const double padded_rows = static_cast<double>(padded_box_rows(p.M, c.bm, c.k_group > 1) +
                                                 padded_box_rows(p.N, c.bn, b_cut));
   if (!wide_pingpong_ranked) time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);
+  if (c.d_column_major) {
+    const bool a_m_major = !sm90_reads_k_major(p.A, false, c.operands, p.L);
+    time *= c.bn % 64 != 0 && a_m_major && !b_n_major ? kColumnMajorDPartChunkGain : kColumnMajorDCost;
+  }
   return time;
 }
 

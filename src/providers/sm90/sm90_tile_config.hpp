@@ -40,6 +40,11 @@ struct Sm90TileConfig {
   /// A and K a multiple of bk() (the 64x64 and 64x128 tiles that stream
   /// skinny problems' weights).
   int k_group = 1;
+  /// The kernel writes D column-major (the kernel's Cfg::kDColumnMajor; a
+  /// 2-byte D): its tile's M runs along D's contiguous axis, so the operator
+  /// runs a row-major D as the transposed problem D^T = B^T A^T, and a
+  /// column-major one as it is (the other tiles the other way round).
+  bool d_column_major = false;
 
   /// Bytes of one A or B element: 1, 2 or 4.
   int operand_bytes() const noexcept;
@@ -133,7 +138,7 @@ struct Sm90TileConfig {
   /// Dynamic shared memory of the kernel (Cfg::kSmemBytes).
   int shared_bytes(int d_bytes) const noexcept;
   /// "128x256x64_c2x1", "128x128x64_c2x1_pingpong", "128x128x128_c1x1_precise",
-  /// "64x64x64_c1x1_kgroup4".
+  /// "64x64x64_c1x1_kgroup4", "128x160x64_c1x1_dcol".
   std::string shape_name() const;
 };
 

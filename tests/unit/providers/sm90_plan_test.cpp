@@ -246,6 +246,73 @@ TEST(Sm90Plan, AColumnMajorDRunsAsTheTransposedProblem) {
   EXPECT_GT(planned, 10);
 }
 
+TEST(Sm90Plan, ColumnMajorDTilesRunARowMajorDTransposed) {
+  // The tiles that write D column-major take a row-major D (M, N) as the
+  // column-major D^T (N, M) of B^T A^T: they rank, note and generate it as
+  // that problem written by hand, C staged in D's order. Their plan of a
+  // column-major D views it (and C) {M, N, L}; they refuse a row-major D
+  // given to the plan as it is, and a D of other than two bytes.
+  const std::int64_t M = 1000, N = 2704, K = 520;
+  const std::string source = "def epi(accum, bias, C):\n    D = accum + bias + C\n    return D\n";
+  const auto bind = [](Dims bias, Dims c, Dims c_strides) {
+    return [=](HostProblem& hp, std::map<std::string, Binding>& bindings, std::int64_t, std::int64_t) {
+      bindings.emplace("bias", Binding(hp.tensor(DType::f32, bias).ref()));
+      bindings.emplace("C", Binding(hp.tensor(DType::bf16, c, c_strides).ref()));
+    };
+  };
+  const DType f32 = DType::f32;
+  const HostProblem row(DType::bf16, {M, K}, {}, {K, N}, {}, DType::bf16, {}, f32, f32, source, f32,
+                        bind({N}, {M, N}, {}));
+  const HostProblem hand(DType::bf16, {N, K}, {1, N}, {K, M}, {1, K}, DType::bf16, {1, N}, f32, f32, source, f32,
+                         bind({N, 1}, {N, M}, {1, N}));
+  int planned = 0;
+  for (const Sm90TileConfig& config : detail::sm90_tile_configs()) {
+    if (!config.d_column_major) continue;
+    SCOPED_TRACE(config.shape_name());
+    EXPECT_EQ(config.operands, Sm90OperandClass::bits16);
+    const detail::Sm90Operator op(config);
+    EXPECT_EQ(op.metadata().extra.at("d_store").rfind("column-major", 0), 0u);
+    EXPECT_EQ(op.ranking(row.problem), op.ranking(hand.problem));
+    EXPECT_EQ(op.preference(row.problem), op.preference(hand.problem));
+    EXPECT_TRUE(contains(row.reason(config), "D's M stride is 2704 elements, not 1"));
+    Sm90Plan plan;
+    ASSERT_TRUE(hand.plan(config, plan));
+    ++planned;
+    EXPECT_TRUE(plan.d_column_major);
+    EXPECT_EQ(plan.d.dims[0], static_cast<std::uint64_t>(N));
+    EXPECT_EQ(plan.d.dims[1], static_cast<std::uint64_t>(M));
+    EXPECT_EQ(plan.d.strides[0], static_cast<std::uint64_t>(2 * N));
+    EXPECT_EQ(plan.ldd, N);
+    EXPECT_FALSE(plan.d_by_threads);
+    if (plan.staged_input >= 0) {
+      EXPECT_EQ(plan.c.dims[0], static_cast<std::uint64_t>(N));
+      EXPECT_EQ(plan.c.dims[1], static_cast<std::uint64_t>(M));
+    }
+    const std::string kernel = op.generated_source(row.problem);
+    EXPECT_EQ(kernel, op.generated_source(hand.problem));
+    EXPECT_TRUE(contains(kernel, "D bf16 (column-major)"));
+    std::vector<std::string> notes = op.plan_notes(row.problem);
+    ASSERT_FALSE(notes.empty());
+    EXPECT_TRUE(contains(notes.front(), "D is row-major: the kernel writes the column-major D^T = B^T A^T"))
+        << notes.front();
+    notes.erase(notes.begin());
+    EXPECT_EQ(notes, op.plan_notes(hand.problem));
+    const HostProblem f32_d(DType::bf16, {N, K}, {1, N}, {K, M}, {1, K}, DType::f32, {1, N});
+    EXPECT_TRUE(contains(f32_d.reason(config), "D is f32; this operator's kernel writes D column-major, which it "
+                                               "does for a 2-byte D"));
+  }
+  EXPECT_EQ(planned, 15);
+  // The 1x1 128x256 tile stages C in D's order: column-major C where D is.
+  const Sm90TileConfig dcol{128, 256, 1, 3, Sm90OperandClass::bits16, false, 0, 1, true};
+  Sm90Plan plan;
+  ASSERT_TRUE(hand.plan(dcol, plan));
+  EXPECT_EQ(plan.staged_input, 1);
+  const HostProblem row_c(DType::bf16, {N, K}, {1, N}, {K, M}, {1, K}, DType::bf16, {1, N}, f32, f32, source, f32,
+                          bind({N, 1}, {N, M}, {}));
+  ASSERT_TRUE(row_c.plan(dcol, plan));
+  EXPECT_EQ(plan.staged_input, -1);
+}
+
 TEST(Sm90Plan, NotesSayWhatIsRepackedAndWhy) {
   const auto notes_of = [](const HostProblem& hp, const Sm90TileConfig& config) {
     Sm90Plan plan;
