@@ -368,63 +368,47 @@ __device__ __forceinline__ void store_unit_words(unsigned char* dst, const u32 (
 /// aligned) consecutive threads take consecutive 16-byte units of a row,
 /// each written in the widest stores its place allows (store_unit_words);
 /// else consecutive elements, one store each. A column-major D's chunk
-/// (Cfg::kDColumnMajor; `ld` its column stride) goes the same way along
-/// its columns' lines.
+/// (Cfg::kDColumnMajor, `ld` its column stride, the ragged edge M's) goes
+/// the same way along its columns' lines (staged_line_offset).
 template <class Cfg>
 __device__ __forceinline__ void copy_ragged_chunk(u32 chunk, void* base, long long ld, long long batch,
                                                   const GemmParams& p, int m_base, int col0, int l, int tid,
                                                   bool words) {
-  constexpr int kCols = Cfg::kChunkCols;
+  constexpr bool kColumns = Cfg::kDColumnMajor;
+  constexpr int kLines = kColumns ? Cfg::kChunkCols : 64;
+  constexpr int kLineBytes = kColumns ? 128 : Cfg::kChunkRowBytes;
+  constexpr int kLineElements = kLineBytes / Cfg::kOutBytes;
   const int rows = p.M - m_base < 64 ? p.M - m_base : 64;
-  const int cols = p.N - col0;
-  if constexpr (Cfg::kDColumnMajor) {
-    const long long origin = l * batch + static_cast<long long>(col0) * ld + m_base;
-    if (words) {
-      unsigned char* first = static_cast<unsigned char*>(base) + origin * 2;
-      const long long pitch = ld * 2;
-#pragma unroll 2
-      for (int e = tid; e < kCols * 8; e += 128) {
-        const int c = e / 8, u = e % 8;
-        const int n = 2 * rows - 16 * u;
-        if (c >= cols || n <= 0) continue;
-        u32 w[4];
-        ld_shared_v4_b32(chunk + Cfg::staged_line_offset(c, 16 * u), w);
-        store_unit_words(first + c * pitch + 16 * u, w, n < 16 ? n : 16);
-      }
-      return;
-    }
-#pragma unroll 4
-    for (int e = tid; e < 64 * kCols; e += 128) {
-      const int c = e / 64, r = e % 64;
-      if (r >= rows || c >= cols) continue;
-      static_cast<u16*>(base)[origin + static_cast<long long>(c) * ld + r] =
-          ld_shared_b16(chunk + Cfg::staged_line_offset(c, 2 * r));
-    }
-    return;
-  }
-  const long long origin = l * batch + static_cast<long long>(m_base) * ld + col0;
+  const int cols = p.N - col0 < Cfg::kChunkCols ? p.N - col0 : Cfg::kChunkCols;
+  // The chunk's lines inside D, and the elements of each.
+  const int lines = kColumns ? cols : rows, elements = kColumns ? rows : cols;
+  const long long origin = l * batch + (kColumns ? static_cast<long long>(col0) * ld + m_base
+                                                 : static_cast<long long>(m_base) * ld + col0);
+  const auto place = [](int line, int byte) {
+    return kColumns ? Cfg::staged_line_offset(line, byte) : Cfg::staged_offset(line, byte);
+  };
   if (words) {
-    constexpr int kUnits = Cfg::kChunkRowBytes / 16;
+    constexpr int kUnits = kLineBytes / 16;
     unsigned char* first = static_cast<unsigned char*>(base) + origin * Cfg::kOutBytes;
     const long long pitch = ld * Cfg::kOutBytes;
-    const int row_bytes = cols < kCols ? cols * Cfg::kOutBytes : Cfg::kChunkRowBytes;
+    const int line_bytes = elements * Cfg::kOutBytes;
 #pragma unroll 2
-    for (int e = tid; e < 64 * kUnits; e += 128) {
-      const int r = e / kUnits, u = e % kUnits;
-      const int n = row_bytes - 16 * u;
-      if (r >= rows || n <= 0) continue;
+    for (int e = tid; e < kLines * kUnits; e += 128) {
+      const int i = e / kUnits, u = e % kUnits;
+      const int n = line_bytes - 16 * u;
+      if (i >= lines || n <= 0) continue;
       u32 w[4];
-      ld_shared_v4_b32(chunk + Cfg::staged_offset(r, 16 * u), w);
-      store_unit_words(first + r * pitch + 16 * u, w, n < 16 ? n : 16);
+      ld_shared_v4_b32(chunk + place(i, 16 * u), w);
+      store_unit_words(first + i * pitch + 16 * u, w, n < 16 ? n : 16);
     }
     return;
   }
 #pragma unroll 4
-  for (int e = tid; e < 64 * kCols; e += 128) {
-    const int r = e / kCols, c = e % kCols;
-    if (r >= rows || c >= cols) continue;
-    const u32 addr = chunk + Cfg::staged_offset(r, c * Cfg::kOutBytes);
-    const long long at = origin + static_cast<long long>(r) * ld + c;
+  for (int e = tid; e < kLines * kLineElements; e += 128) {
+    const int i = e / kLineElements, j = e % kLineElements;
+    if (i >= lines || j >= elements) continue;
+    const u32 addr = chunk + place(i, j * Cfg::kOutBytes);
+    const long long at = origin + static_cast<long long>(i) * ld + j;
     if constexpr (Cfg::kOutBytes == 1)
       static_cast<unsigned char*>(base)[at] = static_cast<unsigned char>(ld_shared_u8(addr));
     else if constexpr (Cfg::kOutBytes == 2)

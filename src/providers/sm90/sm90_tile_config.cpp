@@ -500,8 +500,13 @@ constexpr int kFastAccumulationDemotion = 100'000;
 /// X, flushed, 300 ms turns, 2026-12-07; time over the row-major tiles'
 /// pick): 1536^3 0.929 (GEMM alone) and 0.937 (relu+F) on 128x160 against
 /// 192x96, 1536x1536x4096 0.925 and 0.916 on 128x160 against 128x160,
-/// 768x3072x4096 0.898 and 0.925 on 192x96 against 192x96; so they take
-/// this factor where their problem's A is M-major and B K-major.
+/// 768x3072x4096 0.898 and 0.925 on 192x96 against 192x96, 2304x1024x4096
+/// 0.929-0.930 and 1024x2304x4096 0.881-0.890 on 128x160 (against 128x160
+/// and 128x192), 1536x1536x1024 0.926-0.952; so they take this factor
+/// where their problem's A is M-major and B K-major. But 192x96 only where
+/// its problem (the transpose) is at least as tall as wide: on the wide
+/// transposes of 6144x384x4096 and 3072x768x4096 it took 1.014-1.041 of
+/// the row-major 192x96's time.
 constexpr double kColumnMajorDPartChunkGain = 0.92;
 /// The other column-major-D tiles rank first only where the model finds
 /// them this much faster: on the same card the whole-chunk ones tied or
@@ -509,7 +514,9 @@ constexpr double kColumnMajorDPartChunkGain = 0.92;
 /// 0.998, 1024x4096x4096 0.998 and 0.988; 2304x1024x4096 128x192 1.036
 /// and 1.039 against 128x160), and a column-major D run as it is on 192x96
 /// took 1.073 and 1.054 of the time of its transpose on the row-major
-/// 128x160 at 1536^3 (4096^3 on 128x256: 0.986 and 1.001).
+/// 128x160 at 1536^3 (4096^3 on 128x256: 0.986 and 1.001). Where the
+/// model's M and N swapped clear it (1408x1792x4096 with B column-major,
+/// 128x160), 0.987-0.988.
 constexpr double kColumnMajorDCost = 1.10;
 
 // The H200 the model assumes (fitted to our measurements).
@@ -865,7 +872,8 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
   if (!wide_pingpong_ranked) time *= 1.0 + kPaddedRowsCost * padded_rows / (c.bm + c.bn);
   if (c.d_column_major) {
     const bool a_m_major = !sm90_reads_k_major(p.A, false, c.operands, p.L);
-    time *= c.bn % 64 != 0 && a_m_major && !b_n_major ? kColumnMajorDPartChunkGain : kColumnMajorDCost;
+    const bool gains = c.bn % 64 != 0 && a_m_major && !b_n_major && (c.bm != 192 || p.M >= p.N);
+    time *= gains ? kColumnMajorDPartChunkGain : kColumnMajorDCost;
   }
   return time;
 }

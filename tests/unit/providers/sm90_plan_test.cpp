@@ -1252,7 +1252,10 @@ Sm90TileConfig best_of(const detail::Problem& p, Sm90OperandClass operands = Sm9
   const Sm90TileConfig* best = nullptr;
   int best_score = 0;
   for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
-    if (c.operands != operands || (keep && !keep(c))) continue;
+    // The tiles that write D column-major run a row-major D's transpose
+    // (their operators orient it; see
+    // ColumnMajorDTilesTakeTheTransposeWhereAPartChunkTileWouldReadAnNMajorB).
+    if (c.operands != operands || c.d_column_major || (keep && !keep(c))) continue;
     const int score = detail::sm90_preference(c, p, 132, l2_bytes);
     EXPECT_GT(score, 0);
     if (best == nullptr || score > best_score) best = &c, best_score = score;
@@ -1402,6 +1405,41 @@ TEST(Sm90Heuristic, AnNMajorBRanksTilesOfWholeChunksFirst) {
   // 192x96 keeps its picks with either major: it ran as fast with both there.
   EXPECT_EQ(best(3072, 768, 4096, row), "192x96x64_c1x1");
   EXPECT_EQ(best(3072, 768, 4096, col), "192x96x64_c1x1");
+}
+
+TEST(Sm90Heuristic, ColumnMajorDTilesTakeTheTransposeWhereAPartChunkTileWouldReadAnNMajorB) {
+  // bf16, A row-major: the operators' ranking (each maps the problem to the
+  // orientation its tile writes). With B row-major, the part-chunk tiles
+  // ran 7-12% faster on the transpose (B read K-major as A^T) than on the
+  // problem as it is, but 192x96 on a wide transpose 1-4% slower
+  // (kColumnMajorDPartChunkGain); the whole-chunk tiles tied or lost.
+  const auto pick = [](std::int64_t M, std::int64_t N, std::int64_t K, bool b_row_major, bool d_row_major) {
+    const HostProblem hp(DType::bf16, {M, K}, {}, {K, N}, b_row_major ? Dims{} : Dims{1, K}, DType::bf16,
+                         d_row_major ? Dims{} : Dims{1, M});
+    std::string best;
+    int best_score = 0;
+    for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+      if (c.operands != Sm90OperandClass::bits16 || c.k_group > 1) continue;
+      const int score = detail::Sm90Operator(c).preference(hp.problem);
+      if (best.empty() || score > best_score) best = c.shape_name(), best_score = score;
+    }
+    return best;
+  };
+  EXPECT_EQ(pick(1536, 1536, 1536, true, true), "128x160x64_c1x1_dcol");  // 0.929-0.937 of 192x96's
+  EXPECT_EQ(pick(1536, 1536, 4096, true, true), "128x160x64_c1x1_dcol");  // 0.916-0.925
+  EXPECT_EQ(pick(1536, 1536, 1024, true, true), "128x160x64_c1x1_dcol");  // 0.926-0.952
+  EXPECT_EQ(pick(2304, 1024, 4096, true, true), "128x160x64_c1x1_dcol");  // 0.929-0.930
+  EXPECT_EQ(pick(1024, 2304, 4096, true, true), "128x160x64_c1x1_dcol");  // 0.881-0.890 of 128x192's
+  EXPECT_EQ(pick(768, 3072, 4096, true, true), "192x96x64_c1x1_dcol");    // 0.898-0.925
+  EXPECT_EQ(pick(3072, 768, 4096, true, true), "192x96x64_c1x1");         // dcol 1.010-1.041
+  EXPECT_EQ(pick(6144, 384, 4096, true, true), "192x96x64_c1x1");         // dcol 1.014-1.038
+  EXPECT_EQ(pick(2048, 2048, 2048, true, true).find("_dcol"), std::string::npos);  // dcol 1.008-1.029
+  EXPECT_EQ(pick(4096, 4096, 4096, true, true).find("_dcol"), std::string::npos);  // dcol 0.998-1.020
+  // B column-major: both orientations read K-major operands.
+  EXPECT_EQ(pick(1536, 1536, 1536, false, true), "128x160x64_c1x1");
+  // A column-major D: the row-major tiles' transpose (B^T as an M-major
+  // A') beat 192x96 writing it as it is (1.054-1.073).
+  EXPECT_EQ(pick(1536, 1536, 1536, true, false), "128x160x64_c1x1");
 }
 
 TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
