@@ -17,17 +17,10 @@
 #   ORIENT_GUARD=S  skip the cases left after S seconds (default 520)
 #   OUT=DIR         the log goes to DIR/orientation_ab.log too
 set -uo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
 cases=${1:?usage: bench/sm90_dev/orientation_ab.sh CASES_FILE}
-cli=${EPIGEMM:-$root/build/epigemm}
-[[ -n ${OUT:-} ]] && exec > >(tee -a "$OUT/orientation_ab.log") 2>&1
 start=$(date +%s)
-nvidia-smi --query-gpu=name,clocks.sm,power.draw,temperature.gpu --format=csv 2> /dev/null
-if [[ ! -x $cli ]]; then
-  cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null \
-    && cmake --build "$root/build" --target epigemm_cli -j "$(nproc)" | tail -1 || exit 1
-fi
-relu_f="def epi(accum, C): F = accum + C; D = relu(F); return D, F"
+log_name=orientation_ab.log
+source "$(dirname "$0")/cli_setup.sh"
 for d in row col; do
   echo "check, D $d-major: $("$cli" run --mnkl 300,520,136,2 --ab-dtype bf16 --d-layout $d --epilogue "$relu_f" \
     --iterations 1 2>&1 | grep -E '^check:')"
