@@ -76,10 +76,17 @@ TEST(ProblemTranspose, TheReferenceWritesTheSameOutputs) {
   EXPECT_EQ(transposed.N, M);
   EXPECT_EQ(transposed.D.col_stride, 1);
   EXPECT_FALSE(detail::transposes_to_row_major_d(transposed));
+  // A row-major D maps the other way (the tiles that write D column-major).
+  EXPECT_TRUE(detail::transposes_to_column_major_d(transposed));
+  EXPECT_FALSE(detail::transposes_to_column_major_d(original));
   // The operands' kinds are the transposed DAG's.
   for (const ir::Node& n : transposed.dag->nodes) {
-    if (n.kind == ir::NodeKind::Load) EXPECT_EQ(transposed.inputs.at(n.slot).load_kind, n.load_kind) << n.name;
-    if (n.kind == ir::NodeKind::Store) EXPECT_EQ(transposed.outputs.at(n.slot).store_kind, n.store_kind) << n.name;
+    if (n.kind == ir::NodeKind::Load) {
+      EXPECT_EQ(transposed.inputs.at(n.slot).load_kind, n.load_kind) << n.name;
+    }
+    if (n.kind == ir::NodeKind::Store) {
+      EXPECT_EQ(transposed.outputs.at(n.slot).store_kind, n.store_kind) << n.name;
+    }
   }
   EXPECT_EQ(transposed.inputs.at(2).load_kind, ir::LoadKind::Column);  // bias
   EXPECT_EQ(transposed.outputs.at(1).store_kind, ir::StoreKind::ColumnReduce);  // r
