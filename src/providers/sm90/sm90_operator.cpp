@@ -1,5 +1,5 @@
-// The sm90 operator: problem and device checks (a column-major D runs as
-// the transposed problem), JIT build through the runtime's kernel loader,
+// The sm90 operator: problem and device checks (a D of the other order
+// than its tile writes runs as the transposed problem), JIT build through the runtime's kernel loader,
 // the persistent grid size, stream-K's workspace, and the launches of the
 // GEMM (a programmatic dependent of the stream's previous kernel) and, when
 // the epilogue's reduce outputs are too large for the GEMM to initialise

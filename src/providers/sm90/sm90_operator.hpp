@@ -1,6 +1,7 @@
 // The sm90 operator: one tile configuration of the Hopper GEMM with the
-// fused epilogue. The kernel writes D row-major; a column-major D runs as
-// the transposed problem D^T = B^T A^T, mapped at every entry point.
+// fused epilogue. The kernel writes D row-major, or column-major on the
+// `_dcol` tiles; a D of the other order runs as the transposed problem
+// D^T = B^T A^T, mapped at every entry point.
 // supports() gives the reason for everything it cannot run,
 // compile() builds and loads the problem class's kernel, run() encodes tensor
 // maps only when operands change and launches on the caller's stream: no
