@@ -1,10 +1,10 @@
-// The sm90 operator: problem and device checks (a D of the other order
-// than its tile writes runs as the transposed problem), JIT build through the runtime's kernel loader,
-// the persistent grid size, stream-K's workspace, and the launches of the
-// GEMM (a programmatic dependent of the stream's previous kernel) and, when
-// the epilogue's reduce outputs are too large for the GEMM to initialise
-// itself (or the stream captures a graph), the identity fill before it
-// (which the GEMM's main loop overlaps).
+// The sm90 operator: problem and device checks (a D of the other order than
+// its tile writes runs as the transposed problem), JIT build through the
+// runtime's kernel loader, the persistent grid size, stream-K's workspace, and
+// the launches of the GEMM (a programmatic dependent of the stream's previous
+// kernel) and, when the epilogue's reduce outputs are too large for the GEMM
+// to initialise itself (or the stream captures a graph), the identity fill
+// before it (which the GEMM's main loop overlaps).
 #include "providers/sm90/sm90_operator.hpp"
 
 #include <algorithm>
