@@ -15,8 +15,15 @@
 set -uo pipefail
 cases=${1:?usage: bench/sm90_dev/dcol_picks.sh CASES_FILE}
 start=$(date +%s)
-log_name=dcol_picks.log
-source "$(dirname "$0")/cli_setup.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cli=${EPIGEMM:-$root/build/epigemm}
+[[ -n ${OUT:-} ]] && exec > >(tee -a "$OUT/dcol_picks.log") 2>&1
+nvidia-smi --query-gpu=name,clocks.sm,power.draw,temperature.gpu --format=csv 2> /dev/null
+if [[ ! -x $cli ]]; then
+  cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEPIGEMM_BUILD_PYTHON=OFF > /dev/null \
+    && cmake --build "$root/build" --target epigemm_cli -j "$(nproc)" | tail -1 || exit 1
+fi
+relu_f="def epi(accum, C): F = accum + C; D = relu(F); return D, F"
 # "OPERATOR MEDIAN_US" of one pinned run, or "failed 0".
 one() {
   local op=$1; shift
