@@ -143,7 +143,8 @@ def bias_relu_problem():
 
 def test_column_major_outputs(target_sm):
     """D and F as transposes of row-major buffers (nn.Linear's y^T); on
-    Hopper the sm90 provider runs them as the transposed problem."""
+    Hopper the sm90 provider runs them (as the transposed problem, or on a
+    tile that writes D column-major)."""
 
     def epi(accum, bias, C):
         F = accum + bias * C
