@@ -299,11 +299,14 @@ bool tile_view(const Problem& p, const EpilogueOperand& e, bool d_column_major, 
 }
 
 /// The stride (elements) between the lines (rows, or a column-major D's
-/// columns) of an operand with TMA view `view`, for the thread stores of a
-/// ragged edge: its own, or with one line (whose stride is recorded as 0)
-/// the view's pitch.
-std::int64_t line_stride(const Sm90TmaView& view, std::int64_t lines, std::int64_t stride) {
-  return lines == 1 ? static_cast<std::int64_t>(view.strides[0] / size_bytes(view.dtype)) : stride;
+/// columns) of a tile laid out as D, with M and N strides `stride_m` and
+/// `stride_n` and TMA view `view`, for the thread stores of a ragged edge:
+/// its own, or with one line (whose stride is recorded as 0) the view's pitch.
+std::int64_t line_stride(const Problem& p, bool d_column_major, const Sm90TmaView& view, std::int64_t stride_m,
+                         std::int64_t stride_n) {
+  const std::int64_t lines = d_column_major ? p.N : p.M;
+  if (lines == 1) return static_cast<std::int64_t>(view.strides[0] / size_bytes(view.dtype));
+  return d_column_major ? stride_n : stride_m;
 }
 
 /// Whether the tile's slots hold each consumer's whole part in one round
@@ -349,7 +352,7 @@ void choose_staged_output(const Problem& p, const Sm90TileConfig& config, Sm90Pl
       continue;
     }
     plan.staged_output = static_cast<int>(j);
-    plan.ldf = plan.d_column_major ? line_stride(plan.f, p.N, out.stride_n) : line_stride(plan.f, p.M, out.stride_m);
+    plan.ldf = line_stride(p, plan.d_column_major, plan.f, out.stride_m, out.stride_n);
     plan.f_batch = out.stride_l;
     return;
   }
@@ -627,7 +630,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.d_words = plan.d_by_threads && (d.pitch | d.batch_bytes) % 4 == 0 &&
                  reinterpret_cast<std::uintptr_t>(p.D.tensor->data) % 4 == 0;
   plan.tile_kinds = sm90_tile_kinds(config, p);
-  plan.ldd = plan.d_column_major ? line_stride(plan.d, p.N, p.D.col_stride) : line_stride(plan.d, p.M, p.D.row_stride);
+  plan.ldd = line_stride(p, plan.d_column_major, plan.d, p.D.row_stride, p.D.col_stride);
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);
   plan.loop_chunks = long_epilogue(*p.dag, p.compute);

@@ -3,6 +3,7 @@
 #include "providers/sm90/sm90_tile_config.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -93,19 +94,29 @@ constexpr Sm90TileConfig kConfigs[] = {
     // 128x160; see kTallTileStreamingCost); 4 stages of 40 KB (an N-major B
     // comes in three 32-column chunks a stage, in room for 128 columns).
     {192, 96, 1, 4, C::bits16},
-    // The 16-bit tiles (but the grouped-k ones) again, writing D column-major
-    // (Sm90TileConfig::d_column_major): a row-major D runs there as D^T =
-    // B^T A^T, so a row-major B is read K-major, as A^T; and a column-major
-    // D runs as it is. See kColumnMajorDCost for where they rank.
-    {128, 256, 2, 3, C::bits16, false, 0, 1, true}, {128, 256, 1, 3, C::bits16, false, 0, 1, true},
-    {128, 128, 1, 5, C::bits16, false, 0, 1, true}, {128, 128, 2, 5, C::bits16, false, 0, 1, true},
-    {64, 128, 1, 8, C::bits16, false, 0, 1, true},  {128, 64, 1, 8, C::bits16, false, 0, 1, true},
-    {64, 64, 1, 13, C::bits16, false, 0, 1, true},  {128, 128, 2, 5, C::bits16, true, 0, 1, true},
-    {128, 128, 1, 5, C::bits16, true, 0, 1, true},  {128, 192, 1, 4, C::bits16, false, 0, 1, true},
-    {128, 192, 2, 4, C::bits16, false, 0, 1, true}, {128, 160, 1, 4, C::bits16, false, 0, 1, true},
-    {128, 192, 1, 4, C::bits16, true, 0, 1, true},  {64, 128, 2, 8, C::bits16, false, 0, 1, true},
-    {192, 96, 1, 4, C::bits16, false, 0, 1, true},
 };
+
+/// Whether a configuration comes again writing D column-major
+/// (Sm90TileConfig::d_column_major): the 16-bit tiles but the grouped-k
+/// ones. A row-major D runs there as D^T = B^T A^T, so a row-major B is
+/// read K-major, as A^T; a column-major D runs as it is. See
+/// kColumnMajorDCost for where they rank.
+constexpr bool has_column_major_d_twin(const Sm90TileConfig& c) { return c.operands == C::bits16 && c.k_group == 1; }
+
+/// kConfigs, then the column-major-D twins in kConfigs' order.
+constexpr auto kAllConfigs = [] {
+  constexpr std::size_t kTwins = static_cast<std::size_t>(std::count_if(
+      std::begin(kConfigs), std::end(kConfigs), [](const Sm90TileConfig& c) { return has_column_major_d_twin(c); }));
+  std::array<Sm90TileConfig, std::size(kConfigs) + kTwins> all{};
+  std::size_t n = 0;
+  for (const Sm90TileConfig& c : kConfigs) all[n++] = c;
+  for (const Sm90TileConfig& c : kConfigs) {
+    if (!has_column_major_d_twin(c)) continue;
+    all[n] = c;
+    all[n++].d_column_major = true;
+  }
+  return all;
+}();
 
 int chunks_per_warpgroup(const Sm90TileConfig& c, int d_bytes) { return c.warpgroup_n() / c.chunk_cols(d_bytes); }
 
@@ -595,7 +606,7 @@ std::string Sm90TileConfig::shape_name() const {
          (d_column_major ? "_dcol" : "");
 }
 
-std::span<const Sm90TileConfig> sm90_tile_configs() { return kConfigs; }
+std::span<const Sm90TileConfig> sm90_tile_configs() { return kAllConfigs; }
 
 int sm90_a_box_rows(std::int64_t M, const Sm90TileConfig& config) noexcept {
   return box_rows(M, config.bm, config.k_group > 1);
