@@ -56,7 +56,7 @@ inline std::function<bool(const OperatorMetadata&)> pin_config(const detail::Sm9
 /// Every tile configuration offered for 16-bit operands (tests run on each),
 /// but the grouped-k ones, which take only K-major operands and whole
 /// k-blocks (sm90_grouped_k_test.cpp tests those), and those that write D
-/// column-major (`d_column_major` true: those alone; sm90_dcol_test.cpp).
+/// column-major (`d_column_major` true: those alone; sm90_column_major_d_test.cpp).
 /// EPIGEMM_TEST_TILES=TEXT keeps only those whose shape name
 /// ("192x96x64_c1x1") contains TEXT: a new tile's run through every test
 /// that covers each configuration.
