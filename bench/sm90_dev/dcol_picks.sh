@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The pick against the best tile that writes D row-major: for each case,
 # `epigemm run` on the first sm90 operator of `epigemm list` (Y) and on the
-# first without `_dcol` in its name (X), order X Y Y X, bf16, the GEMM alone
-# and relu+F, L2 flushed, turns of 300 ms; prints each line and Y/X. Where
+# first without `_dcol` in its name (X), order X Y Y X, bf16, the GEMM alone,
+# relu+F and gelu(acc + bias) with a row bias, L2 flushed, turns of 300 ms;
+# prints each line and Y/X. Where
 # the two are the same operator the case says so and is skipped. Session 83
 # timed the column-major-D picks so (bench/sm90_dev/NOTES.md).
 #
@@ -11,6 +12,7 @@
 #     1536,1536,1536,1|row|row ('#' lines are comments)
 #   EPIGEMM=PATH    the CLI (default build/epigemm, built there if absent)
 #   PICKS_GUARD=S   skip the cases left after S seconds (default 520)
+#   EPILOGUES=LIST  which of "none relu+F gelu" to time (default all three)
 #   OUT=DIR         the log goes to DIR/dcol_picks.log too
 set -uo pipefail
 cases=${1:?usage: bench/sm90_dev/dcol_picks.sh CASES_FILE}
@@ -24,6 +26,7 @@ if [[ ! -x $cli ]]; then
     && cmake --build "$root/build" --target epigemm_cli -j "$(nproc)" | tail -1 || exit 1
 fi
 relu_f="def epi(accum, C): F = accum + C; D = relu(F); return D, F"
+gelu_bias="def epi(accum, bias): D = gelu(accum + bias); return D"
 # "OPERATOR MEDIAN_US" of one pinned run, or "failed 0".
 one() {
   local op=$1; shift
@@ -41,8 +44,13 @@ while IFS='|' read -r shape b_layout d_layout; do
     echo "$shape B ${b_layout:-row} D ${d_layout:-row}: the pick is ${y:-none}; nothing to compare"
     continue
   fi
-  for e in none relu+F; do
-    epilogue=(); [[ $e == relu+F ]] && epilogue=(--epilogue "$relu_f")
+  for e in ${EPILOGUES:-none relu+F gelu}; do
+    case $e in
+      none) epilogue=() ;;
+      relu+F) epilogue=(--epilogue "$relu_f") ;;
+      gelu) epilogue=(--epilogue "$gelu_bias" --tensor bias=row) ;;
+      *) echo "unknown epilogue '$e' (none, relu+F, gelu)"; exit 2 ;;
+    esac
     x1=$(one "$x" "${layouts[@]}" "${epilogue[@]}"); y1=$(one "$y" "${layouts[@]}" "${epilogue[@]}")
     y2=$(one "$y" "${layouts[@]}" "${epilogue[@]}"); x2=$(one "$x" "${layouts[@]}" "${epilogue[@]}")
     awk -v c="$shape B ${b_layout:-row} D ${d_layout:-row} $e" -v x1="$x1" -v x2="$x2" -v y1="$y1" -v y2="$y2" 'BEGIN {
