@@ -3,9 +3,9 @@
 # `epigemm run` on the first sm90 operator of `epigemm list` (Y) and on the
 # first without `_dcol` in its name (X), order X Y Y X, bf16, the GEMM alone,
 # relu+F and gelu(acc + bias) with a row bias, L2 flushed, turns of 300 ms;
-# prints each line and Y/X. Where
-# the two are the same operator the case says so and is skipped. Session 83
-# timed the column-major-D picks so (bench/sm90_dev/NOTES.md).
+# prints each line and Y/X. Where the two are the same operator the case
+# says so and is skipped. Session 83 timed the column-major-D picks so
+# (bench/sm90_dev/NOTES.md).
 #
 # usage: bench/sm90_dev/dcol_picks.sh CASES_FILE
 #   CASES_FILE: one case per line, "MNKL|B_LAYOUT|D_LAYOUT", e.g.
