@@ -74,6 +74,18 @@ struct HostProblem {
 
 bool contains(const std::string& text, const std::string& phrase) { return text.find(phrase) != std::string::npos; }
 
+/// Expects the operator's notes for `given` to be those for `transposed`
+/// (the same problem written by hand as D^T = B^T A^T) after a first note
+/// that contains `lead`.
+void expect_transposed_notes(const detail::Sm90Operator& op, const detail::Problem& given,
+                             const detail::Problem& transposed, const std::string& lead) {
+  std::vector<std::string> notes = op.plan_notes(given);
+  ASSERT_FALSE(notes.empty());
+  EXPECT_TRUE(contains(notes.front(), lead)) << notes.front();
+  notes.erase(notes.begin());
+  EXPECT_EQ(notes, op.plan_notes(transposed));
+}
+
 TEST(Sm90Plan, PicksMajorsAndTmaViewsFromStrides) {
   // A (2, 40, 24) row-major, B (2, 24, 32) row-major, D f32 (2, 40, 32).
   HostProblem rr(DType::f16, {2, 40, 24}, {}, {2, 24, 32}, {}, DType::f32);
@@ -236,12 +248,8 @@ TEST(Sm90Plan, AColumnMajorDRunsAsTheTransposedProblem) {
     if (!transposed.plan(config, plan)) continue;
     ++planned;
     EXPECT_EQ(op.generated_source(column.problem), op.generated_source(transposed.problem));
-    std::vector<std::string> notes = op.plan_notes(column.problem);
-    ASSERT_FALSE(notes.empty());
-    EXPECT_TRUE(contains(notes.front(), "D is column-major: the kernel writes the row-major D^T = B^T A^T"))
-        << notes.front();
-    notes.erase(notes.begin());
-    EXPECT_EQ(notes, op.plan_notes(transposed.problem));
+    expect_transposed_notes(op, column.problem, transposed.problem,
+                            "D is column-major: the kernel writes the row-major D^T = B^T A^T");
   }
   EXPECT_GT(planned, 10);
 }
@@ -291,12 +299,8 @@ TEST(Sm90Plan, ColumnMajorDTilesRunARowMajorDTransposed) {
     const std::string kernel = op.generated_source(row.problem);
     EXPECT_EQ(kernel, op.generated_source(hand.problem));
     EXPECT_TRUE(contains(kernel, "D bf16 (column-major)"));
-    std::vector<std::string> notes = op.plan_notes(row.problem);
-    ASSERT_FALSE(notes.empty());
-    EXPECT_TRUE(contains(notes.front(), "D is row-major: the kernel writes the column-major D^T = B^T A^T"))
-        << notes.front();
-    notes.erase(notes.begin());
-    EXPECT_EQ(notes, op.plan_notes(hand.problem));
+    expect_transposed_notes(op, row.problem, hand.problem,
+                            "D is row-major: the kernel writes the column-major D^T = B^T A^T");
     const HostProblem f32_d(DType::bf16, {N, K}, {1, N}, {K, M}, {1, K}, DType::f32, {1, N});
     EXPECT_TRUE(contains(f32_d.reason(config), "D is f32; this operator's kernel writes D column-major, which it "
                                                "does for a 2-byte D"));
