@@ -37,13 +37,14 @@ inline constexpr int kMaxRunsPerTurn = 100000;
 struct OperatorTiming {
   Operator op;
   double median_ms = 0.0;   ///< median of its timed runs over all rounds
-  double compile_ms = 0.0;  ///< wall time of its compile() (near 0 when cached)
+  double compile_ms = 0.0;  ///< wall time of its compile(), beside the others' (near 0 when cached)
   int runs_per_turn = 0;    ///< timed runs in each of its turns
 };
 
-/// Compiles each of `ops`, then runs them on `args` in `options.rounds`
-/// rounds, each operator one turn per round (the first turn rotates), so a
-/// clock that drifts under sustained load weighs on all of them alike.
+/// Compiles each of `ops` (side by side, on up to 8 host threads), then runs
+/// them on `args` in `options.rounds` rounds, each operator one turn per
+/// round (the first turn rotates), so a clock that drifts under sustained
+/// load weighs on all of them alike.
 /// Times with CUDA events on `stream` (a CUstream; null: the default
 /// stream) for device tensors, each run between its own events when
 /// `flush_l2` puts a flush (on the same stream) before it, and with the wall

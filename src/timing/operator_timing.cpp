@@ -1,14 +1,19 @@
-// time_operators: compile, size each operator's turn (a run count, or as
-// many runs as fill turn_ms), then interleaved rounds of warmup and timed
-// runs, timed by CUDA events on a device (with flush_l2, an L2 flush before
-// each timed run) and the wall clock on the host.
+// time_operators: compile (the operators side by side on host threads),
+// size each operator's turn (a run count, or as many runs as fill turn_ms),
+// then interleaved rounds of warmup and timed runs, timed by CUDA events on
+// a device (with flush_l2, an L2 flush before each timed run) and the wall
+// clock on the host.
 #include "epigemm/timing.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 
 #include "api/problem.hpp"
 #include "epigemm/error.hpp"
@@ -84,6 +89,46 @@ int runs_per_turn(Operator& op, const GemmArguments& args, const TimingOptions& 
   return static_cast<int>(std::clamp(runs, fewest, most));
 }
 
+// The most operators compile_all compiles at once.
+constexpr unsigned kMaxCompileThreads = 8;
+
+// Compiles every operator of `timings`, each compile() on a host thread of
+// its own (at most kMaxCompileThreads, and no more than the host's cores):
+// a cold compile is a few tenths of a second of one core in NVRTC, the
+// candidates' kernels are independent, and the kernel cache makes a second
+// compile of the same kernel wait for the first. Each compile_ms is that
+// operator's own wall time. Where compiles throw, the first operator's
+// error in `timings`' order is rethrown once every compile has ended.
+void compile_all(std::vector<OperatorTiming>& timings, const GemmArguments& args) {
+  std::vector<std::exception_ptr> errors(timings.size());
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < timings.size(); i = next++) {
+      const auto start = std::chrono::steady_clock::now();
+      try {
+        timings[i].op.compile(args);  // throws, naming the operator, where it does not support args
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+      timings[i].compile_ms = ms_since(start);
+    }
+  };
+  const unsigned cores = std::max(std::thread::hardware_concurrency(), 1u);
+  const auto threads = static_cast<unsigned>(
+      std::min<std::size_t>(timings.size(), std::min(cores, kMaxCompileThreads)));
+  std::vector<std::thread> pool;
+  try {
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  } catch (const std::system_error&) {
+    // No more threads to be had: those started and this one share the work.
+  }
+  worker();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 }  // namespace
 
 std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, const GemmArguments& args,
@@ -116,12 +161,8 @@ std::vector<OperatorTiming> time_operators(const std::vector<Operator>& ops, con
   }
   const runtime::L2Flush* flush_or_null = flush ? &*flush : nullptr;
   std::vector<OperatorTiming> timings;
-  for (const Operator& op : ops) {
-    timings.push_back({op, 0.0, 0.0, 0});
-    const auto start = std::chrono::steady_clock::now();
-    timings.back().op.compile(args);  // throws, naming the operator, where it does not support args
-    timings.back().compile_ms = ms_since(start);
-  }
+  for (const Operator& op : ops) timings.push_back({op, 0.0, 0.0, 0});
+  compile_all(timings, args);
   for (OperatorTiming& t : timings) t.runs_per_turn = runs_per_turn(t.op, args, options, driver, flush_or_null, stream);
   std::vector<std::vector<double>> times(timings.size());
   for (int round = 0; round < options.rounds; ++round) {

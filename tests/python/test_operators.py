@@ -1,6 +1,6 @@
 """Operators from Python: queries with target_sm, metadata filters (as an
-object or a dict) and providers; explain_operators; supports/compile/run;
-Status; the device helpers."""
+object or a dict) and providers; explain_operators; supports/compile/run,
+from several threads too; Status; the device helpers."""
 
 from __future__ import annotations
 
@@ -180,3 +180,26 @@ def test_time_operators_rejects_bad_input(args):
         eg.time_operators(["cpu_reference"], args)
     with pytest.raises(TypeError, match="flush_l2 must be a bool"):
         eg.time_operators([op], args, flush_l2=1)
+
+
+def test_operators_run_from_several_threads(rng):
+    """Each thread parses, picks and runs its own problem; the GIL is
+    released in run, so the threads' GEMMs overlap."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(seed):
+        r = np.random.default_rng(seed)
+        A, B, C = randn(r, (2, 24, 16)), randn(r, (2, 16, 20)), randn(r, (2, 24, 20))
+        D = np.full((2, 24, 20), np.nan, np.float32)
+        alpha = float(seed % 5) - 2.0
+        epi = eg.EpilogueArguments("def epi(accum, alpha, C): D = relu(accum * alpha + C); return D",
+                                   alpha=alpha, C=C, D=D)
+        args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type="float32", epilogue=epi)
+        op = eg.get_operators(args, providers="cpu_reference")[0]
+        op.compile(args)
+        op.run(args)
+        assert_stored(D, np.maximum(gemm64(A, B) * alpha + C, 0.0))
+
+    seeds = [int(s) for s in rng.integers(2**31, size=16)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(one, seeds))

@@ -234,3 +234,33 @@ def test_time_operators_on_a_torch_stream(target_sm):
     side.synchronize()
     assert all(t.median_ms > 0 and t.runs_per_turn == 2 for t in flushed)
     torch.testing.assert_close(D, reference())
+
+
+def test_operators_compile_and_run_from_several_threads(target_sm):
+    """Four threads, each with its own problem, epilogue constant (a new
+    kernel) and torch stream, compile and run the device's first operator at
+    once; every result matches PyTorch."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    salt = float(torch.randint(1, 10**6, ()).item()) * 1e-7
+
+    def one(t):
+        m, n, k = 256 + 64 * t, 192 + 32 * t, 128
+        A, B = randint((m, k)), randint((k, n))
+        bias = randint((n,), torch.float32)
+        D = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+        scale = 1.0 + t + salt
+        source = f"def epi(accum, bias): D = relu(accum * {scale!r} + bias); return D"
+        args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type=torch.float32,
+                                epilogue=eg.EpilogueArguments(source, bias=bias, D=D))
+        op = gpu_operators(args, target_sm)[0]
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        op.compile(args)
+        op.run(args, stream=stream)
+        stream.synchronize()
+        torch.testing.assert_close(D, torch.relu((A.float() @ B.float()) * scale + bias).to(torch.float16))
+
+    torch.cuda.synchronize()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(one, range(4)))
