@@ -14,6 +14,7 @@ int run_command(const std::vector<std::string>& args);
 int list_command(const std::vector<std::string>& args);
 int dag_command(const std::vector<std::string>& args);
 int emit_command(const std::vector<std::string>& args);
+int precompile_command(const std::vector<std::string>& args);
 int cache_command(const std::vector<std::string>& args);
 
 /// Parses a subcommand's words into `flags`; when --help was asked, prints

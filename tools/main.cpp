@@ -1,6 +1,7 @@
 // The epigemm command-line tool: dispatches to a subcommand and turns every
 // failure into one "epigemm: error: ..." line on stderr with an exit code
 // (1 for library errors, 2 for command-line mistakes); nothing escapes.
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -25,6 +26,7 @@ constexpr Subcommand kSubcommands[] = {
     {"list", list_command, "list the operators for a problem, and why each rejected one was rejected"},
     {"dag", dag_command, "print the epilogue's AST, raw DAG or bound and optimised DAG (text or Graphviz)"},
     {"emit", emit_command, "print the generated CUDA source for a problem"},
+    {"precompile", precompile_command, "compile a problem's kernels into the disk cache, no GPU needed"},
     {"cache", cache_command, "list or clear the on-disk kernel cache"},
 };
 
@@ -35,9 +37,11 @@ std::string tool_help() {
       "GEMMs whose epilogue you write as a small Python-like function, fused and compiled at run time.\n"
       "\n"
       "commands:\n";
+  std::size_t width = 0;
+  for (const auto& c : kSubcommands) width = std::max(width, std::string(c.name).size() + 2);
   for (const auto& c : kSubcommands) {
     std::string name = c.name;
-    s += "  " + name + std::string(8 - name.size(), ' ') + c.summary + "\n";
+    s += "  " + name + std::string(width - name.size(), ' ') + c.summary + "\n";
   }
   s +=
       "\n"

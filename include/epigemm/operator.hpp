@@ -62,6 +62,12 @@ struct OperatorQuery {
   std::int64_t l2_bytes = 0;
 };
 
+/// What Operator::precompile did.
+struct PrecompileResult {
+  int kernels = 0;   ///< kernels the problem's class needs (0 for host operators)
+  int compiled = 0;  ///< of them, compiled now by NVRTC; the others were in the disk cache already
+};
+
 class Operator {
  public:
   explicit Operator(std::shared_ptr<detail::OperatorImpl> impl);
@@ -75,6 +81,19 @@ class Operator {
   /// Prepares (e.g. JIT-compiles) the kernel for these arguments' class of
   /// problem. Throws Error if unsupported or if compilation fails.
   void compile(const GemmArguments& args);
+  /// Compiles the kernels of these arguments' class of problem into the
+  /// disk kernel cache without loading them, so it needs no GPU: the
+  /// tensors may be CUDA views of memory nothing reads, as `epigemm emit`
+  /// takes them. compile() or run() of the same class on a GPU of this
+  /// operator's architecture, with the same CUDA toolkit and cache
+  /// directory, then reads them from the cache. `sm_count` is the SM count
+  /// of the GPU that will run them (0: the current device's, or 132, an
+  /// H100's or H200's, without one): the sm90 kernels hold split-K code only
+  /// where that GPU would cut K. Throws Error(Unsupported) where the
+  /// operator cannot run the arguments (judged without this machine's
+  /// devices), Error(Value) where the disk cache is disabled, and
+  /// Error(Compile) where NVRTC fails.
+  PrecompileResult precompile(const GemmArguments& args, int sm_count = 0) const;
   /// Runs on `stream` (a CUstream/cudaStream_t; ignored by host providers).
   /// Compiles on first use. Throws Error if unsupported.
   void run(const GemmArguments& args, void* stream = nullptr);

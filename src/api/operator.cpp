@@ -50,6 +50,18 @@ void Operator::compile(const GemmArguments& args) {
   impl_->compile(problem);
 }
 
+PrecompileResult Operator::precompile(const GemmArguments& args, int sm_count) const {
+  if (sm_count < 0) {
+    throw Error(ErrorKind::Value, "precompile: sm_count must not be negative (got " + std::to_string(sm_count) + ")");
+  }
+  detail::Problem problem;
+  detail::analyze(args, problem);
+  problem.described_sm_count = sm_count;
+  const Status status = impl_->supports_problem(problem);
+  if (!status) throw Error(ErrorKind::Unsupported, name() + " does not support this problem: " + status.reason());
+  return impl_->precompile(problem);
+}
+
 void Operator::run(const GemmArguments& args, void* stream) {
   detail::Problem& problem = scratch_problem();
   detail::analyze(args, problem);

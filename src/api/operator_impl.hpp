@@ -27,6 +27,12 @@ class OperatorImpl {
   virtual Status supports_problem(const Problem& problem) const { return supports(problem); }
   /// Builds whatever the problem's class needs (a JIT kernel, ...).
   virtual void compile(const Problem& problem) { (void)problem; }
+  /// See Operator::precompile (the problem checked by supports_problem,
+  /// its described_sm_count set); host operators store nothing.
+  virtual PrecompileResult precompile(const Problem& problem) const {
+    (void)problem;
+    return {};
+  }
   /// Runs; called only when supports() said ok.
   virtual void run(const Problem& problem, void* stream) = 0;
   /// The CUDA source this operator compiles for the problem (for `epigemm

@@ -94,6 +94,20 @@ CompiledKernel KernelLoader::compile(const KernelSource& source) const {
   return compile_impl(source, /*read_disk=*/true);
 }
 
+CompiledKernel KernelLoader::precompile(const KernelSource& source) const {
+  if (!disk_cache_enabled()) {
+    throw Error(ErrorKind::Value,
+                "precompiling needs the disk kernel cache, which is disabled (EPIGEMM_DISABLE_DISK_CACHE): the "
+                "kernels would be compiled and lost");
+  }
+  CompiledKernel kernel = compile(source);
+  if (!kernel.from_disk_cache && !std::filesystem::exists(disk_cache().path_for(kernel.key))) {
+    throw Error(ErrorKind::Value, "could not write the kernel cache file " +
+                                      disk_cache().path_for(kernel.key).string());
+  }
+  return kernel;
+}
+
 CompiledKernel KernelLoader::compile_impl(const KernelSource& source, bool read_disk) const {
   if (source.name_expression.empty()) {
     throw Error(ErrorKind::Internal, "kernel source " + source.file_name + " names no kernel to load");

@@ -86,6 +86,11 @@ class KernelLoader {
   /// dumped to the dump directory when one is set.
   CompiledKernel compile(const KernelSource& source) const;
 
+  /// compile() for a later get() in another process or on another machine
+  /// (Operator::precompile): throws Error(Value) where the disk cache is
+  /// not in use, since the kernel would then be lost.
+  CompiledKernel precompile(const KernelSource& source) const;
+
   /// The disk cache this loader uses now (directory from settings or env).
   DiskCache disk_cache() const;
   /// Whether the disk cache is in use now (settings or env).

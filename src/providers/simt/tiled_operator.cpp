@@ -133,16 +133,7 @@ TiledOperator::Kernels TiledOperator::kernels_for(const Problem& p, int sm) {
   }
   const runtime::Driver& driver = runtime::Driver::require();
   const runtime::LoadedKernel loaded =
-      runtime::KernelLoader::instance().get(key, p.device_index, [this, &p, sm]() {
-        runtime::KernelSource source;
-        source.source = codegen::kernel_source(p, kernel_.kind);
-        source.name_expression = std::string(kernel_.gemm_entry);
-        source.arch = runtime::arch_name(sm);
-        source.options = {"-std=c++17"};
-        source.headers = codegen::embedded_kernel_files();
-        source.file_name = "epigemm_" + std::string(kernel_.provider) + ".cu";
-        return source;
-      });
+      runtime::KernelLoader::instance().get(key, p.device_index, [this, &p, sm]() { return source_for(p, sm); });
   Kernels k;
   k.gemm = loaded.function;
   k.shared_bytes = codegen::dynamic_shared_bytes(p, kernel_.kind);
@@ -152,6 +143,23 @@ TiledOperator::Kernels TiledOperator::kernels_for(const Problem& p, int sm) {
   std::unique_lock<std::shared_mutex> lock(mutex_);
   kernels_.emplace(key, k);
   return k;
+}
+
+runtime::KernelSource TiledOperator::source_for(const Problem& p, int sm) const {
+  runtime::KernelSource source;
+  source.source = codegen::kernel_source(p, kernel_.kind);
+  source.name_expression = std::string(kernel_.gemm_entry);
+  source.arch = runtime::arch_name(sm);
+  source.options = {"-std=c++17"};
+  source.headers = codegen::embedded_kernel_files();
+  source.file_name = "epigemm_" + std::string(kernel_.provider) + ".cu";
+  return source;
+}
+
+PrecompileResult TiledOperator::precompile(const Problem& p) const {
+  const int sm = std::stoi(metadata().extra.at("target_sm"));
+  const bool cached = runtime::KernelLoader::instance().precompile(source_for(p, sm)).from_disk_cache;
+  return {.kernels = 1, .compiled = cached ? 0 : 1};
 }
 
 void TiledOperator::compile(const Problem& p) {

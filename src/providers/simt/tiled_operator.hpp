@@ -17,6 +17,7 @@
 #include "api/operator_impl.hpp"
 #include "codegen/kernel_source.hpp"
 #include "providers/simt/simt_device_checks.hpp"
+#include "runtime/kernel_cache.hpp"
 
 namespace epigemm::detail {
 
@@ -49,6 +50,8 @@ class TiledOperator final : public OperatorImpl {
   Status supports(const Problem& problem) const override;
   Status supports_problem(const Problem& problem) const override;
   void compile(const Problem& problem) override;
+  /// The kernel for the architecture the operator was listed for.
+  PrecompileResult precompile(const Problem& problem) const override;
   void run(const Problem& problem, void* stream) override;
   std::string generated_source(const Problem& problem) const override;
   int preference(const Problem& problem) const override;
@@ -65,6 +68,8 @@ class TiledOperator final : public OperatorImpl {
   std::uint64_t key_of(const Problem& problem, int sm) const noexcept;
   /// The kernels for the problem's class, compiling and loading on a miss.
   Kernels kernels_for(const Problem& problem, int sm);
+  /// What NVRTC compiles for the problem's class on an sm_`sm` GPU.
+  runtime::KernelSource source_for(const Problem& problem, int sm) const;
   Status check_problem(const Problem& problem) const;
 
   const TiledKernel& kernel_;

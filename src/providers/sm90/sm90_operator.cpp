@@ -264,6 +264,19 @@ void Sm90Operator::compile(const Problem& problem) {
   if (sm90_repack_bytes(plan) > 0) repack_kernel(p);
 }
 
+PrecompileResult Sm90Operator::precompile(const Problem& problem) const {
+  const Problem& p = oriented(problem, config_.d_column_major);
+  const Sm90Plan plan = launch_plan(p);
+  PrecompileResult result;
+  const auto store = [&result](const runtime::KernelSource& source) {
+    ++result.kernels;
+    if (!runtime::KernelLoader::instance().precompile(source).from_disk_cache) ++result.compiled;
+  };
+  store(sm90_kernel_build(p, plan, config_));
+  if (sm90_repack_bytes(plan) > 0) store(sm90_repack_kernel_build(static_cast<int>(size_bytes(p.A.dtype))));
+  return result;
+}
+
 CUfunction Sm90Operator::repack_kernel(const Problem& p) {
   const int bytes = static_cast<int>(size_bytes(p.A.dtype));
   return runtime::KernelLoader::instance()

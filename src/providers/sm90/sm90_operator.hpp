@@ -48,6 +48,8 @@ class Sm90Operator final : public OperatorImpl {
   Status supports(const Problem& problem) const override;
   Status supports_problem(const Problem& problem) const override;
   void compile(const Problem& problem) override;
+  /// The GEMM kernel, and the operand copy's where A or B is repacked.
+  PrecompileResult precompile(const Problem& problem) const override;
   void run(const Problem& problem, void* stream) override;
   std::string generated_source(const Problem& problem) const override;
   std::vector<std::string> plan_notes(const Problem& problem) const override;
