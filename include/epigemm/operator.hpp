@@ -51,8 +51,9 @@ struct OperatorQuery {
   /// Judge each operator on the problem alone, skipping the checks of this
   /// machine's devices (driver, device ordinal and SM version, where the
   /// pointers point): for tools that describe what a GPU of target_sm would
-  /// run, on a machine without one (`epigemm list`). An operator found ok
-  /// this way may still be unable to run here.
+  /// run, on a machine without one (`epigemm list`, and the operators to
+  /// precompile there). An operator found ok this way may still be unable
+  /// to run here.
   bool ignore_devices = false;
   /// With ignore_devices: the described GPU's SM count and L2 size in
   /// bytes, which the sm90 ranking weighs (0: an H100's or H200's 132 SMs

@@ -1,6 +1,7 @@
 """Operators and the queries that find them: get_operators returns those
 that support the arguments, explain_operators also those that do not, with
-the reason each gave; time_operators measures them on the arguments."""
+the reason each gave; time_operators measures them on the arguments;
+Operator.precompile fills the disk kernel cache without a GPU."""
 
 from __future__ import annotations
 
@@ -61,6 +62,19 @@ class Operator:
         """Builds the kernel for `args`' class of problem ahead of the first run."""
         self._op.compile(_cpp_args(args))
 
+    def precompile(self, args: GemmArguments, sm_count: int = 0) -> "PrecompileResult":
+        """Compiles the kernels of `args`' class of problem into the disk
+        kernel cache without loading them, so it needs no GPU: the tensors
+        may be descriptions, e.g. `Tensor.from_pointer(0x10000, 'bfloat16',
+        (M, K), device='cuda')`, with operators found by
+        `get_operators(args, target_sm=90, ignore_devices=True)`. compile()
+        or run() of the same class on a GPU of the operator's architecture,
+        with the same CUDA toolkit and cache directory, then reads them from
+        the cache. `sm_count`: the SMs of the GPU that will run them (0: the
+        current device's, or 132 without one)."""
+        kernels, compiled = self._op.precompile(_cpp_args(args), sm_count)
+        return PrecompileResult(kernels, compiled)
+
     def run(self, args: GemmArguments, stream: Any = None) -> None:
         """Runs on `stream`: an integer CUstream, an object with .cuda_stream
         (torch) or .ptr (CuPy), or None for the current torch/CuPy stream of
@@ -115,10 +129,16 @@ def explain_operators(
     target_sm: Union[None, int, str] = None,
     metadata_filter: Optional[Callable[[OperatorMetadata], bool]] = None,
     providers: Union[None, str, Iterable[str]] = None,
+    ignore_devices: bool = False,
+    sm_count: int = 0,
+    l2_bytes: int = 0,
 ) -> List[Candidate]:
     """Every operator the query admits, supported ones first, each with its
     Status. Arguments as for get_operators."""
-    pairs = _ext.explain_operators(_cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers))
+    pairs = _ext.explain_operators(
+        _cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers),
+        ignore_devices, sm_count, l2_bytes,
+    )
     return [Candidate(Operator(op), status) for op, status in pairs]
 
 
@@ -127,6 +147,9 @@ def get_operators(
     target_sm: Union[None, int, str] = None,
     metadata_filter: Optional[Callable[[OperatorMetadata], bool]] = None,
     providers: Union[None, str, Iterable[str]] = None,
+    ignore_devices: bool = False,
+    sm_count: int = 0,
+    l2_bytes: int = 0,
 ) -> List[Operator]:
     """Operators that support `args`, best first.
 
@@ -138,9 +161,25 @@ def get_operators(
     md.extra.get("fp8_accumulation") == "fast"` picks Hopper's faster,
     reduced-precision fp8 accumulation instead.
     providers: a name or names ('cpu_reference', 'simt', 'sm80', 'sm90').
+    ignore_devices: judge each operator on the problem alone, without this
+    machine's devices (driver, device, where the pointers point): to find,
+    on a machine without a GPU, the operators a GPU of target_sm would run
+    (Operator.precompile). sm_count and l2_bytes then describe that GPU for
+    the sm90 ranking (0: 132 SMs and 60 MB, an H200's); without
+    ignore_devices they must stay 0 and the ranking reads the device's.
     """
-    ops = _ext.get_operators(_cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers))
+    ops = _ext.get_operators(
+        _cpp_args(args), _target_sm(target_sm), metadata_filter, _providers(providers),
+        ignore_devices, sm_count, l2_bytes,
+    )
     return [Operator(op) for op in ops]
+
+
+class PrecompileResult(NamedTuple):
+    """What Operator.precompile did."""
+
+    kernels: int  # kernels the problem's class needs (0 for host operators)
+    compiled: int  # of them, compiled now; the others were in the disk cache already
 
 
 class OperatorTiming(NamedTuple):

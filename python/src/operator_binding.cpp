@@ -29,10 +29,14 @@ nb::dict metadata_dict(const OperatorMetadata& md) {
 
 // The query, with the Python filter called on a copy of each metadata. An
 // exception raised by the filter propagates to the caller unchanged.
-OperatorQuery make_query(int target_sm, nb::object metadata_filter, std::vector<std::string> providers) {
+OperatorQuery make_query(int target_sm, nb::object metadata_filter, std::vector<std::string> providers,
+                         bool ignore_devices, int sm_count, std::int64_t l2_bytes) {
   OperatorQuery query;
   query.target_sm = target_sm;
   query.providers = std::move(providers);
+  query.ignore_devices = ignore_devices;
+  query.sm_count = sm_count;
+  query.l2_bytes = l2_bytes;
   if (!metadata_filter.is_none()) {
     if (!PyCallable_Check(metadata_filter.ptr())) {
       throw Error(ErrorKind::Value, "metadata_filter must be callable (metadata -> bool)");
@@ -105,6 +109,13 @@ void bind_operators(nb::module_& m) {
           "compile", [](Operator& op, const PyGemmArguments& args) { op.compile(args.args); }, nb::arg("args"),
           nb::call_guard<nb::gil_scoped_release>())
       .def(
+          "precompile",
+          [](const Operator& op, const PyGemmArguments& args, int sm_count) {
+            const PrecompileResult r = op.precompile(args.args, sm_count);
+            return std::make_pair(r.kernels, r.compiled);
+          },
+          nb::arg("args"), nb::arg("sm_count") = 0, nb::call_guard<nb::gil_scoped_release>())
+      .def(
           "run",
           [](Operator& op, const PyGemmArguments& args, std::uintptr_t stream) {
             op.run(args.args, reinterpret_cast<void*>(stream));
@@ -120,23 +131,29 @@ void bind_operators(nb::module_& m) {
 
   m.def(
       "get_operators",
-      [](const PyGemmArguments& args, int target_sm, nb::object metadata_filter, std::vector<std::string> providers) {
-        return get_operators(args.args, make_query(target_sm, std::move(metadata_filter), std::move(providers)));
+      [](const PyGemmArguments& args, int target_sm, nb::object metadata_filter, std::vector<std::string> providers,
+         bool ignore_devices, int sm_count, std::int64_t l2_bytes) {
+        return get_operators(args.args, make_query(target_sm, std::move(metadata_filter), std::move(providers),
+                                                   ignore_devices, sm_count, l2_bytes));
       },
       nb::arg("args"), nb::arg("target_sm") = 0, nb::arg("metadata_filter") = nb::none(),
-      nb::arg("providers") = std::vector<std::string>{});
+      nb::arg("providers") = std::vector<std::string>{}, nb::arg("ignore_devices") = false, nb::arg("sm_count") = 0,
+      nb::arg("l2_bytes") = 0);
   m.def(
       "explain_operators",
-      [](const PyGemmArguments& args, int target_sm, nb::object metadata_filter, std::vector<std::string> providers) {
+      [](const PyGemmArguments& args, int target_sm, nb::object metadata_filter, std::vector<std::string> providers,
+         bool ignore_devices, int sm_count, std::int64_t l2_bytes) {
         std::vector<std::pair<Operator, Status>> out;
-        for (auto& c :
-             explain_operators(args.args, make_query(target_sm, std::move(metadata_filter), std::move(providers)))) {
+        for (auto& c : explain_operators(args.args, make_query(target_sm, std::move(metadata_filter),
+                                                               std::move(providers), ignore_devices, sm_count,
+                                                               l2_bytes))) {
           out.emplace_back(c.op, c.status);
         }
         return out;
       },
       nb::arg("args"), nb::arg("target_sm") = 0, nb::arg("metadata_filter") = nb::none(),
-      nb::arg("providers") = std::vector<std::string>{});
+      nb::arg("providers") = std::vector<std::string>{}, nb::arg("ignore_devices") = false, nb::arg("sm_count") = 0,
+      nb::arg("l2_bytes") = 0);
   m.def(
       "time_operators",
       [](const std::vector<Operator>& ops, const PyGemmArguments& args, int rounds, int warmup, int iterations,

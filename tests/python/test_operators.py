@@ -203,3 +203,29 @@ def test_operators_run_from_several_threads(rng):
     seeds = [int(s) for s in rng.integers(2**31, size=16)]
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(one, seeds))
+
+
+def test_precompile_without_a_gpu(rng, tmp_path, monkeypatch):
+    """Tensors described as CUDA memory, the sm_90 operators judged without
+    devices: the first one's kernel goes into the disk cache, where a second
+    precompile finds it."""
+    monkeypatch.setenv("EPIGEMM_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("EPIGEMM_DISABLE_DISK_CACHE", raising=False)
+    M, N, K = 256, 384, 128
+
+    def described(address, shape):
+        return eg.Tensor.from_pointer(address, "bfloat16", shape, device="cuda")
+
+    A, B, D = described(1 << 24, (M, K)), described(2 << 24, (K, N)), described(3 << 24, (M, N))
+    scale = 1.0 + float(rng.integers(1, 10**6)) * 1e-7  # a kernel no cache holds yet
+    epi = eg.EpilogueArguments(f"def epi(accum): D = relu(accum * {scale!r}); return D", D=D)
+    args = eg.GemmArguments(A=A, B=B, out=D, accumulator_type="float32", epilogue=epi)
+    ops = eg.get_operators(args, target_sm=90, ignore_devices=True, sm_count=132)
+    assert ops and ops[0].metadata.provider == "sm90"
+    assert ops[0].precompile(args, sm_count=132) == eg.PrecompileResult(kernels=1, compiled=1)
+    assert ops[0].precompile(args, sm_count=132) == (1, 0)
+    assert len(list(tmp_path.glob("*.cubin"))) == 1
+    with pytest.raises(ValueError, match="sm_count"):
+        ops[0].precompile(args, sm_count=-1)
+    with pytest.raises(ValueError, match="ignore_devices"):
+        eg.get_operators(args, target_sm=90, sm_count=132)
