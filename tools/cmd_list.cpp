@@ -43,8 +43,7 @@ int list_command(const std::vector<std::string>& words) {
   DeviceChoice device = choose_device(flags);
   OperatorQuery query = read_operator_query(flags, device.target_sm);
   const bool described = !device.cuda && device.target_sm > 0 && flags.value("device").value_or("auto") != "cpu";
-  const bool describes_gpu = flags.value("target-sms") || flags.value("target-l2-mib");
-  if (describes_gpu && !described) {
+  if (read_described_gpu(flags, query) && !described) {
     throw Error(ErrorKind::Value,
                 "--target-sms and --target-l2-mib describe a GPU only where none is used: with --target-sm on a "
                 "machine without a CUDA device (here the operators are ranked for " +
@@ -52,12 +51,6 @@ int list_command(const std::vector<std::string>& words) {
   }
   if (described) {
     query.ignore_devices = true;
-    if (flags.value("target-sms")) {
-      query.sm_count = static_cast<int>(parse_integer("target-sms", *flags.value("target-sms"), 1, 1024));
-    }
-    if (flags.value("target-l2-mib")) {
-      query.l2_bytes = parse_integer("target-l2-mib", *flags.value("target-l2-mib"), 1, 1 << 20) << 20;
-    }
     device.note = "no CUDA device found: the operators judge the problem as on an sm_" +
                   std::to_string(device.target_sm) + " GPU (\"ok\": it would run there, not here)";
   }

@@ -45,8 +45,7 @@ int precompile_command(const std::vector<std::string>& words) {
   if (auto v = flags.value("target-sm")) target_sm = static_cast<int>(parse_integer("target-sm", *v, 10, 1000));
   OperatorQuery query = read_operator_query(flags, target_sm);
   query.ignore_devices = true;
-  if (auto v = flags.value("target-sms")) query.sm_count = static_cast<int>(parse_integer("target-sms", *v, 1, 1024));
-  if (auto v = flags.value("target-l2-mib")) query.l2_bytes = parse_integer("target-l2-mib", *v, 1, 1 << 20) << 20;
+  read_described_gpu(flags, query);
   const auto count = flags.value("operators") ? parse_integer("operators", *flags.value("operators"), 1, 64) : 1;
 
   const ProblemSpec spec = read_problem_spec(flags);

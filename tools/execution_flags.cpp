@@ -113,6 +113,13 @@ OperatorQuery read_operator_query(const FlagSet& flags, int target_sm) {
   return query;
 }
 
+bool read_described_gpu(const FlagSet& flags, OperatorQuery& query) {
+  const auto sms = flags.value("target-sms"), l2_mib = flags.value("target-l2-mib");
+  if (sms) query.sm_count = static_cast<int>(parse_integer("target-sms", *sms, 1, 1024));
+  if (l2_mib) query.l2_bytes = parse_integer("target-l2-mib", *l2_mib, 1, 1 << 20) << 20;
+  return sms || l2_mib;
+}
+
 std::string describe_operator(const OperatorMetadata& md) {
   std::string s = md.name + " (provider " + md.provider;
   if (md.min_sm > 0) s += ", sm_" + std::to_string(md.min_sm) + "+";

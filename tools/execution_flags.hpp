@@ -32,6 +32,10 @@ DeviceChoice choose_device(const FlagSet& flags);
 /// The query the operator flags describe, for `target_sm`.
 OperatorQuery read_operator_query(const FlagSet& flags, int target_sm);
 
+/// --target-sms and --target-l2-mib (list, precompile) into the query's
+/// described GPU (sm_count, l2_bytes); whether either was given.
+bool read_described_gpu(const FlagSet& flags, OperatorQuery& query);
+
 /// "cpu_reference (provider cpu_reference)", with tile, cluster and stages
 /// when the operator has them.
 std::string describe_operator(const OperatorMetadata& md);
