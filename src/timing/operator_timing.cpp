@@ -6,20 +6,18 @@
 #include "epigemm/timing.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include "api/problem.hpp"
 #include "epigemm/error.hpp"
 #include "runtime/cuda_objects.hpp"
 #include "runtime/driver.hpp"
 #include "runtime/l2_flush.hpp"
+#include "support/parallel.hpp"
 
 namespace epigemm {
 namespace {
@@ -89,41 +87,24 @@ int runs_per_turn(Operator& op, const GemmArguments& args, const TimingOptions& 
   return static_cast<int>(std::clamp(runs, fewest, most));
 }
 
-// The most operators compile_all compiles at once.
-constexpr unsigned kMaxCompileThreads = 8;
-
-// Compiles every operator of `timings`, each compile() on a host thread of
-// its own (at most kMaxCompileThreads, and no more than the host's cores):
-// a cold compile is a few tenths of a second of one core in NVRTC, the
-// candidates' kernels are independent, and the kernel cache makes a second
-// compile of the same kernel wait for the first. Each compile_ms is that
-// operator's own wall time. Where compiles throw, the first operator's
-// error in `timings`' order is rethrown once every compile has ended.
+// Compiles every operator of `timings`, side by side on up to 8 host
+// threads: a cold compile is a few tenths of a second of one core in NVRTC,
+// the candidates' kernels are independent, and the kernel cache makes a
+// second compile of the same kernel wait for the first. Each compile_ms is
+// that operator's own wall time. Where compiles throw, the first
+// operator's error in `timings`' order is rethrown once every compile has
+// ended.
 void compile_all(std::vector<OperatorTiming>& timings, const GemmArguments& args) {
   std::vector<std::exception_ptr> errors(timings.size());
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t i = next++; i < timings.size(); i = next++) {
-      const auto start = std::chrono::steady_clock::now();
-      try {
-        timings[i].op.compile(args);  // throws, naming the operator, where it does not support args
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-      timings[i].compile_ms = ms_since(start);
+  run_in_parallel(timings.size(), 8, [&](std::size_t i) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      timings[i].op.compile(args);  // throws, naming the operator, where it does not support args
+    } catch (...) {
+      errors[i] = std::current_exception();
     }
-  };
-  const unsigned cores = std::max(std::thread::hardware_concurrency(), 1u);
-  const auto threads = static_cast<unsigned>(
-      std::min<std::size_t>(timings.size(), std::min(cores, kMaxCompileThreads)));
-  std::vector<std::thread> pool;
-  try {
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  } catch (const std::system_error&) {
-    // No more threads to be had: those started and this one share the work.
-  }
-  worker();
-  for (std::thread& t : pool) t.join();
+    timings[i].compile_ms = ms_since(start);
+  });
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }

@@ -16,7 +16,7 @@
 #include "codegen/kernel_source.hpp"
 #include "common/random_epilogue.hpp"
 #include "nvrtc/catalog_problem.hpp"
-#include "nvrtc/parallel_jobs.hpp"
+#include "support/parallel.hpp"
 #include "providers/sm90/sm90_kernel_source.hpp"
 #include "providers/sm90/sm90_plan.hpp"
 #include "providers/sm90/sm90_repack.hpp"
@@ -103,7 +103,7 @@ Sm90Job make_job(const std::string& label, const EpilogueCase& c, const DTypeCom
 
 /// Compiles every job (that has a source) on up to hardware_concurrency() threads.
 void compile_all(std::vector<Sm90Job>& jobs) {
-  run_in_parallel(jobs.size(), [&](std::size_t i) {
+  run_in_parallel(jobs.size(), 8, [&](std::size_t i) {
     Sm90Job& job = jobs[i];
     if (!job.error.empty()) return;
     runtime::CompileRequest request;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "codegen/embedded_kernels.hpp"
-#include "nvrtc/parallel_jobs.hpp"
+#include "support/parallel.hpp"
 #include "runtime/nvrtc.hpp"
 
 namespace epigemm::testing {
@@ -27,7 +27,7 @@ struct CompileJob {
 /// Compiles every job, naming `entry_points`, and expects each to succeed without warnings.
 inline void expect_all_compile(std::vector<CompileJob> jobs, const std::vector<std::string>& entry_points) {
   ASSERT_FALSE(jobs.empty());
-  run_in_parallel(jobs.size(), [&](std::size_t i) {
+  run_in_parallel(jobs.size(), 8, [&](std::size_t i) {
     CompileJob& job = jobs[i];
     runtime::CompileRequest request;
     request.source = job.source;
