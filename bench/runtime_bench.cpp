@@ -65,7 +65,9 @@ struct Problem {
   }
 };
 
-eg::Operator pick(const eg::GemmArguments& args, const std::string& provider) {
+// The first `count` operators for the problem (of `provider`, if named).
+std::vector<eg::Operator> first_operators(const eg::GemmArguments& args, const std::string& provider,
+                                          std::size_t count) {
   eg::OperatorQuery query;
   if (!provider.empty()) query.providers = {provider};
   auto ops = eg::get_operators(args, query);
@@ -73,7 +75,12 @@ eg::Operator pick(const eg::GemmArguments& args, const std::string& provider) {
     std::fprintf(stderr, "runtime_bench: no operator for the problem\n");
     std::exit(1);
   }
-  return ops.front();
+  if (ops.size() > count) ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(count), ops.end());
+  return ops;
+}
+
+eg::Operator pick(const eg::GemmArguments& args, const std::string& provider) {
+  return first_operators(args, provider, 1).front();
 }
 
 }  // namespace
@@ -132,10 +139,7 @@ int main(int argc, char** argv) {
   // Four candidates of a new source compiled (and run once) by time_operators.
   Problem tuned(1024, 1024, 1024, constant + 0.5);
   auto tuned_args = tuned.args();
-  eg::OperatorQuery tuned_query;
-  if (!provider.empty()) tuned_query.providers = {provider};
-  std::vector<eg::Operator> candidates = eg::get_operators(tuned_args, tuned_query);
-  if (candidates.size() > 4) candidates.erase(candidates.begin() + 4, candidates.end());
+  const std::vector<eg::Operator> candidates = first_operators(tuned_args, provider, 4);
   t0 = Clock::now();
   const auto timings = eg::time_operators(candidates, tuned_args, {.rounds = 1, .warmup = 0, .iterations = 1});
   const double tuned_s = seconds_since(t0);

@@ -101,10 +101,9 @@ CompiledKernel KernelLoader::precompile(const KernelSource& source) const {
                 "kernels would be compiled and lost");
   }
   CompiledKernel kernel = compile(source);
-  if (!kernel.from_disk_cache && !std::filesystem::exists(disk_cache().path_for(kernel.key))) {
-    throw Error(ErrorKind::Value, "could not write the kernel cache file " +
-                                      disk_cache().path_for(kernel.key).string());
-  }
+  if (kernel.from_disk_cache) return kernel;
+  const std::filesystem::path file = disk_cache().path_for(kernel.key);
+  if (!std::filesystem::exists(file)) throw Error(ErrorKind::Value, "could not write the kernel cache file " + file.string());
   return kernel;
 }
 
