@@ -8,8 +8,9 @@
 # (bench/sm90_dev/NOTES.md).
 #
 # usage: bench/sm90_dev/dcol_picks.sh CASES_FILE
-#   CASES_FILE: one case per line, "MNKL|B_LAYOUT|D_LAYOUT", e.g.
-#     1536,1536,1536,1|row|row ('#' lines are comments)
+#   CASES_FILE: one case per line, "MNKL|B_LAYOUT|D_LAYOUT[|X|Y]", e.g.
+#     1536,1536,1536,1|row|row ('#' lines are comments); X and Y, where
+#     given, are the two operators' full names instead of the two picks
 #   EPIGEMM=PATH    the CLI (default build/epigemm, built there if absent)
 #   PICKS_GUARD=S   skip the cases left after S seconds (default 520)
 #   EPILOGUES=LIST  which of "none relu+F gelu" to time (default all three)
@@ -33,13 +34,13 @@ one() {
   "$cli" run --ab-dtype bf16 --turn-ms 300 --flush-l2 --skip-ref-check --operator "$op" "$@" 2>&1 |
     awk '$1 == "operator:" { op = $2 } $1 == "time:" { printf "%s %.2f", op, $3 * 1000; f = 1 } END { if (!f) printf "failed 0" }'
 }
-while IFS='|' read -r shape b_layout d_layout; do
+while IFS='|' read -r shape b_layout d_layout x_pin y_pin; do
   [[ -z $shape || $shape == \#* ]] && continue
   (( $(date +%s) - start > ${PICKS_GUARD:-520} )) && { echo "guard reached: $shape and later skipped"; break; }
   layouts=(--mnkl "$shape" --b-layout "${b_layout:-row}" --d-layout "${d_layout:-row}")
   listing=$("$cli" list --ab-dtype bf16 --provider sm90 "${layouts[@]}" 2> /dev/null)
-  y=$(awk '$1 ~ /^sm90_/ && $NF == "ok" { print $1; exit }' <<< "$listing")
-  x=$(awk '$1 ~ /^sm90_/ && $1 !~ /_dcol/ && $NF == "ok" { print $1; exit }' <<< "$listing")
+  y=${y_pin:-$(awk '$1 ~ /^sm90_/ && $NF == "ok" { print $1; exit }' <<< "$listing")}
+  x=${x_pin:-$(awk '$1 ~ /^sm90_/ && $1 !~ /_dcol/ && $NF == "ok" { print $1; exit }' <<< "$listing")}
   if [[ -z $x || -z $y || $x == "$y" ]]; then
     echo "$shape B ${b_layout:-row} D ${d_layout:-row}: the pick is ${y:-none}; nothing to compare"
     continue

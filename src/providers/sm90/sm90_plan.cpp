@@ -241,21 +241,6 @@ void unit_masks(const Problem& p, Sm90Plan& plan) {
   }
 }
 
-/// Whether the epilogue calls a transcendental function: inlined once per
-/// element of a whole tile, such code outgrows the instruction cache, so the
-/// kernel stages its output chunks in a loop instead (measured on the H200:
-/// gelu(acc + bias) at 4096^3 1.25x -> 1.17x cuBLAS time; short epilogues
-/// lose 2-4% in a loop). In f32, sigmoid, silu and gelu_tanh are 4-7
-/// instructions (one ex2, one reciprocal), as short as the arithmetic.
-bool long_epilogue(const ir::Dag& dag, DType compute) {
-  for (const ir::Node& n : dag.nodes) {
-    if (n.kind != ir::NodeKind::Compute || !ir::op_info(n.op).transcendental) continue;
-    const bool short_in_f32 = n.op == ir::OpCode::sigmoid || n.op == ir::OpCode::silu || n.op == ir::OpCode::gelu_tanh;
-    if (!(short_in_f32 && compute == DType::f32)) return true;
-  }
-  return false;
-}
-
 /// Whether `dtype` can share D's staging slots (as a staged input or output).
 bool stageable(DType dtype) {
   return dtype == DType::f16 || dtype == DType::bf16 || dtype == DType::f32 || is_fp8(dtype);
@@ -516,6 +501,21 @@ std::string repack_note(const char* name, const MatrixOperand& m, bool is_b, con
 
 }  // namespace
 
+/// Whether the epilogue calls a transcendental function: inlined once per
+/// element of a whole tile, such code outgrows the instruction cache, so the
+/// kernel stages its output chunks in a loop instead (measured on the H200:
+/// gelu(acc + bias) at 4096^3 1.25x -> 1.17x cuBLAS time; short epilogues
+/// lose 2-4% in a loop). In f32, sigmoid, silu and gelu_tanh are 4-7
+/// instructions (one ex2, one reciprocal), as short as the arithmetic.
+bool sm90_long_epilogue(const ir::Dag& dag, DType compute) {
+  for (const ir::Node& n : dag.nodes) {
+    if (n.kind != ir::NodeKind::Compute || !ir::op_info(n.op).transcendental) continue;
+    const bool short_in_f32 = n.op == ir::OpCode::sigmoid || n.op == ir::OpCode::silu || n.op == ir::OpCode::gelu_tanh;
+    if (!(short_in_f32 && compute == DType::f32)) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> sm90_plan_notes(const Problem& p, const Sm90Plan& plan, Sm90OperandClass operands) {
   std::vector<std::string> notes;
   if (plan.repack_a.active) notes.push_back(repack_note("A", p.A, false, plan.repack_a, operands, p.L));
@@ -633,7 +633,7 @@ Status make_sm90_plan(const Problem& p, const Sm90TileConfig& config, Sm90Plan& 
   plan.ldd = line_stride(p, plan.d_column_major, plan.d, p.D.row_stride, p.D.col_stride);
   plan.d_batch = p.D.batch_stride;
   unit_masks(p, plan);
-  plan.loop_chunks = long_epilogue(*p.dag, p.compute);
+  plan.loop_chunks = sm90_long_epilogue(*p.dag, p.compute);
   plan.reduce_elements = reduce_elements(p);
   plan.gemm_writes_identity = plan.reduce_elements > 0 && plan.reduce_elements <= kSm90GridIdentityElements;
   choose_staged_input(p, config, plan);

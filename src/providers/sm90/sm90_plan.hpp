@@ -157,4 +157,9 @@ bool sm90_reads_k_major(const MatrixOperand& operand, bool is_b, Sm90OperandClas
 /// The operand class of a problem's A/B dtypes, if the sm90 kernel has one.
 bool sm90_operand_class(DType a, DType b, Sm90OperandClass& out) noexcept;
 
+/// Whether the epilogue calls a transcendental function other than the
+/// short f32 ones (sigmoid, silu, gelu_tanh): the kernel then stages its
+/// output chunks in a loop (Sm90Plan::loop_chunks).
+bool sm90_long_epilogue(const ir::Dag& dag, DType compute);
+
 }  // namespace epigemm::detail

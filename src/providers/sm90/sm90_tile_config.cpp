@@ -529,6 +529,21 @@ constexpr double kColumnMajorDPartChunkGain = 0.92;
 /// model's M and N swapped clear it (1408x1792x4096 with B column-major,
 /// 128x160), 0.987-0.988.
 constexpr double kColumnMajorDCost = 1.10;
+/// One wave of a long epilogue (sm90_long_epilogue: gelu's erf) leaves it
+/// exposed after the main loop, and 192x96's three consumers (48
+/// accumulators a thread) finish it sooner than the two-consumer tiles they
+/// compete with there: gelu(acc + bias) over the GEMM alone at 1536^3 (bf16,
+/// the sweeps, H100 and H200) took 1.4-1.6 us on 192x96, 3.0-4.3 on 128x160
+/// (80 a thread, either D order), 3.6 on 128x192 (96). So 192x96 gains this
+/// many ns there (H100, gelu, Session 85: 0.903 of 128x160 dcol's time at
+/// 1536^3, 0.947 at 1536x1536x2048, 0.757 at 1536x1536x512, 0.868 of
+/// 128x160's at 3072x768x512), where its tiles fill at least half the SMs
+/// (fewer tiles leave the smaller tiles first, whose tails are shorter still:
+/// 64x128's 32 a thread, 1.0 us) and at most half its modelled time. A
+/// charge on every tile's accumulators instead (35 ns each, once a wave)
+/// also moved 128x128 picks to 64x128 and pingpong ones to 128x160 dcol,
+/// which lost 8-22%.
+constexpr double kLongEpilogueTallTileCredit = 1440.0;
 
 // The H200 the model assumes (fitted to our measurements).
 /// ns per bm x bn tile-element and k-block at 128x256's rate (8192^3 bf16:
@@ -886,6 +901,9 @@ double sm90_modelled_time(const Sm90TileConfig& c, const Problem& p, int sm_coun
     const bool gains = c.bn % 64 != 0 && a_m_major && !b_n_major && (c.bm != 192 || p.M >= p.N);
     time *= gains ? kColumnMajorDPartChunkGain : kColumnMajorDCost;
   }
+  const bool most_of_one_wave = !streaming && 2 * cluster_tiles >= slots;
+  if (c.bm == 192 && most_of_one_wave && p.dag != nullptr && sm90_long_epilogue(*p.dag, p.compute))
+    time -= std::min(kLongEpilogueTallTileCredit, 0.5 * time);
   return time;
 }
 

@@ -1446,6 +1446,41 @@ TEST(Sm90Heuristic, ColumnMajorDTilesTakeTheTransposeWhereAPartChunkTileWouldRea
   EXPECT_EQ(pick(1536, 1536, 1536, true, false), "128x160x64_c1x1");
 }
 
+TEST(Sm90Heuristic, OneWaveOfALongEpilogueTakesTheTallTileOfThreeConsumers) {
+  // gelu(acc + bias), bf16, A row-major: one wave's epilogue is the exposed
+  // tail, 1.4-1.6 us on 192x96's three consumers against 3.0-4.3 on 128x160
+  // (kLongEpilogueTallTileCredit). Past one wave, on few tiles and for the
+  // short f32 transcendentals (silu) the picks stay.
+  const auto pick = [](std::int64_t M, std::int64_t N, std::int64_t K, bool b_row_major, const char* activation) {
+    const std::string source = std::string("def epi(accum, bias):\n    D = ") + activation + "(accum + bias)\n    return D\n";
+    const auto bind_bias = [](HostProblem& hp, std::map<std::string, Binding>& bindings, std::int64_t, std::int64_t n) {
+      bindings.emplace("bias", Binding(hp.tensor(DType::bf16, {1, n}).ref()));
+    };
+    const HostProblem hp(DType::bf16, {M, K}, {}, {K, N}, b_row_major ? Dims{} : Dims{1, K}, DType::bf16, {},
+                         DType::f32, DType::f32, source, DType::f32, bind_bias);
+    std::string best;
+    int best_score = 0;
+    for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+      if (c.operands != Sm90OperandClass::bits16) continue;
+      const int score = detail::Sm90Operator(c).preference(hp.problem);
+      if (best.empty() || score > best_score) best = c.shape_name(), best_score = score;
+    }
+    return best;
+  };
+  EXPECT_EQ(pick(1536, 1536, 1536, true, "gelu"), "192x96x64_c1x1");          // 0.903 of 128x160 dcol's
+  EXPECT_EQ(pick(1536, 1536, 2048, true, "gelu"), "192x96x64_c1x1");          // 0.947
+  EXPECT_EQ(pick(1536, 1536, 512, true, "gelu"), "192x96x64_c1x1_dcol");      // 0.757
+  EXPECT_EQ(pick(3072, 768, 512, true, "gelu"), "192x96x64_c1x1");            // 0.868 of 128x160's
+  EXPECT_EQ(pick(1536, 1536, 1536, true, "silu"), "128x160x64_c1x1_dcol");
+  EXPECT_EQ(pick(1536, 1536, 1536, false, "silu"), "128x160x64_c1x1");
+  EXPECT_NE(pick(2304, 2048, 1024, true, "gelu").find("128x128x64_c"), std::string::npos);  // two waves
+  EXPECT_EQ(pick(4096, 4096, 4096, true, "gelu").find("192x96"), std::string::npos);
+  for (const std::int64_t size : {64, 256, 512, 768}) {
+    SCOPED_TRACE(size);
+    EXPECT_EQ(pick(size, size, 512, true, "gelu").find("192x96"), std::string::npos);
+  }
+}
+
 TEST(Sm90Heuristic, AGemmAloneTakesTheWideCooperativeTileUnlessKIsShort) {
   // D = accum: the cooperative tile exposes only D's store, and 128x256 1x1
   // measured 1-4% faster than 128x128 pingpong at these shapes (one wave
