@@ -535,10 +535,11 @@ constexpr double kColumnMajorDCost = 1.10;
 /// compete with there: gelu(acc + bias) over the GEMM alone at 1536^3 (bf16,
 /// the sweeps, H100 and H200) took 1.4-1.6 us on 192x96, 3.0-4.3 on 128x160
 /// (80 a thread, either D order), 3.6 on 128x192 (96). So 192x96 gains this
-/// many ns there (H100, gelu, Session 85: 0.903 of 128x160 dcol's time at
-/// 1536^3, 0.947 at 1536x1536x2048, 0.757 at 1536x1536x512, 0.868 of
-/// 128x160's at 3072x768x512), where its tiles fill at least half the SMs
-/// (fewer tiles leave the smaller tiles first, whose tails are shorter still:
+/// many ns there (H100, gelu, flushed: 0.69-0.97 of the former pick's time
+/// at each of the fifteen shapes it moves in a grid of 1848, e.g. 1536^3
+/// 0.903, 1536x1536x512 0.757, 768x3072x512 0.688, with B column-major
+/// 3072x768x512 0.848), where its tiles fill at least half the SMs
+/// (on fewer, the smaller tiles rank first, whose tails are shorter still:
 /// 64x128's 32 a thread, 1.0 us) and at most half its modelled time. A
 /// charge on every tile's accumulators instead (35 ns each, once a wave)
 /// also moved 128x128 picks to 64x128 and pingpong ones to 128x160 dcol,
