@@ -116,10 +116,10 @@ struct AllStageBoxes {
 
 template <class Cfg>
 struct StageBoxes {
-  int a_chunks = Cfg::kMajorA == Major::K ? 1 : Cfg::kBM / 64;  ///< A's boxes (M-major: 64-row chunks)
-  int b_chunks = Cfg::kMajorB == Major::K ? Cfg::kClusterM : Cfg::kBMainChunks;  ///< B's (K-major: one per rank)
-  bool b_tail = Cfg::kBTail;
-  u32 bytes = Cfg::kStageLoadBytes;
+  int a_chunks = AllStageBoxes<Cfg>::a_chunks;  ///< A's boxes (M-major: 64-row chunks)
+  int b_chunks = AllStageBoxes<Cfg>::b_chunks;  ///< B's (K-major: one per rank)
+  bool b_tail = AllStageBoxes<Cfg>::b_tail;
+  u32 bytes = AllStageBoxes<Cfg>::bytes;
 
   __device__ __forceinline__ StageBoxes(const GemmParams& p, const TileCoord& tile) {
     const int rows = p.M - tile.m0, cols = p.N - tile.n0;
