@@ -1280,6 +1280,20 @@ Sm90TileConfig best_for(std::int64_t M, std::int64_t N, std::int64_t K,
 
 std::string shape_of(const Sm90TileConfig& c) { return c.shape_name(); }
 
+/// The shape name of the 16-bit operator that ranks first for `p` (each
+/// orients the problem as its tile writes D), among the grouped-k tiles too
+/// where `grouped_k`.
+std::string first_operator_shape(const detail::Problem& p, bool grouped_k) {
+  std::string best;
+  int best_score = 0;
+  for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
+    if (c.operands != Sm90OperandClass::bits16 || (!grouped_k && c.k_group > 1)) continue;
+    const int score = detail::Sm90Operator(c).preference(p);
+    if (best.empty() || score > best_score) best = c.shape_name(), best_score = score;
+  }
+  return best;
+}
+
 /// D = accum: the DAG of a GEMM alone.
 ir::Dag gemm_alone_dag() {
   ir::Dag dag;
@@ -1420,14 +1434,7 @@ TEST(Sm90Heuristic, ColumnMajorDTilesTakeTheTransposeWhereAPartChunkTileWouldRea
   const auto pick = [](std::int64_t M, std::int64_t N, std::int64_t K, bool b_row_major, bool d_row_major) {
     const HostProblem hp(DType::bf16, {M, K}, {}, {K, N}, b_row_major ? Dims{} : Dims{1, K}, DType::bf16,
                          d_row_major ? Dims{} : Dims{1, M});
-    std::string best;
-    int best_score = 0;
-    for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
-      if (c.operands != Sm90OperandClass::bits16 || c.k_group > 1) continue;
-      const int score = detail::Sm90Operator(c).preference(hp.problem);
-      if (best.empty() || score > best_score) best = c.shape_name(), best_score = score;
-    }
-    return best;
+    return first_operator_shape(hp.problem, false);
   };
   EXPECT_EQ(pick(1536, 1536, 1536, true, true), "128x160x64_c1x1_dcol");  // 0.929-0.937 of 192x96's
   EXPECT_EQ(pick(1536, 1536, 4096, true, true), "128x160x64_c1x1_dcol");  // 0.916-0.925
@@ -1458,14 +1465,7 @@ TEST(Sm90Heuristic, OneWaveOfALongEpilogueTakesTheTallTileOfThreeConsumers) {
     };
     const HostProblem hp(DType::bf16, {M, K}, {}, {K, N}, b_row_major ? Dims{} : Dims{1, K}, DType::bf16, {},
                          DType::f32, DType::f32, source, DType::f32, bind_bias);
-    std::string best;
-    int best_score = 0;
-    for (const Sm90TileConfig& c : detail::sm90_tile_configs()) {
-      if (c.operands != Sm90OperandClass::bits16) continue;
-      const int score = detail::Sm90Operator(c).preference(hp.problem);
-      if (best.empty() || score > best_score) best = c.shape_name(), best_score = score;
-    }
-    return best;
+    return first_operator_shape(hp.problem, true);
   };
   EXPECT_EQ(pick(1536, 1536, 1536, true, "gelu"), "192x96x64_c1x1");          // 0.903 of 128x160 dcol's
   EXPECT_EQ(pick(1536, 1536, 2048, true, "gelu"), "192x96x64_c1x1");          // 0.947
